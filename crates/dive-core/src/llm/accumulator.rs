@@ -1,0 +1,385 @@
+//! [`ResponseAccumulator`]: assembles a [`ModelResponse`] from [`StreamEvent`]s.
+
+use serde_json::Value;
+
+use super::event::{ContentDelta, StreamEvent};
+use super::response::ModelResponse;
+use crate::message::Content;
+
+/// An event the accumulator cannot apply.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AccumulateError {
+    /// A delta or stop named a block that never started.
+    #[error("stream event for content block {index}, which never started")]
+    UnknownBlock {
+        /// The index.
+        index: usize,
+    },
+    /// A delta does not fit the block it targets.
+    #[error("a {delta} delta cannot apply to a {block} block at index {index}")]
+    DeltaMismatch {
+        /// The index.
+        index: usize,
+        /// The delta kind.
+        delta: &'static str,
+        /// The block kind.
+        block: String,
+    },
+}
+
+#[derive(Debug)]
+struct Slot {
+    index: usize,
+    block: Content,
+    partial_json: String,
+    finished: bool,
+    malformed: bool,
+}
+
+/// Assembles a response from stream events.
+///
+/// Usage snapshots (in `message_start` and every `message_delta`) are merged field-wise
+/// (the largest value wins), never added, so a provider that repeats cumulative counts is
+/// not double counted. Blocks that started but never stopped are reported by
+/// [`unfinished_blocks`](Self::unfinished_blocks); tool calls whose streamed input is not
+/// valid JSON by [`malformed_tool_calls`](Self::malformed_tool_calls).
+///
+/// ```
+/// use dive_core::{ModelResponse, ResponseAccumulator, StreamEvent};
+/// let mut acc = ResponseAccumulator::new();
+/// for event in StreamEvent::sequence_for(&ModelResponse::text("hello")) {
+///     acc.add(&event).unwrap();
+/// }
+/// assert!(acc.is_complete());
+/// assert_eq!(acc.into_response().text_content(), "hello");
+/// ```
+#[derive(Debug, Default)]
+pub struct ResponseAccumulator {
+    response: ModelResponse,
+    slots: Vec<Slot>,
+    started: bool,
+    complete: bool,
+    events: u64,
+}
+
+impl ResponseAccumulator {
+    /// An empty accumulator.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Applies one event.
+    ///
+    /// # Errors
+    /// [`AccumulateError`] when the event targets a block that never started or does not fit it;
+    /// the accumulator is unchanged by a rejected event.
+    pub fn add(&mut self, event: &StreamEvent) -> Result<(), AccumulateError> {
+        self.events += 1;
+        match event {
+            StreamEvent::MessageStart { message } => {
+                self.started = true;
+                if !message.id.is_empty() {
+                    self.response.id.clone_from(&message.id);
+                }
+                if !message.model.is_empty() {
+                    self.response.model.clone_from(&message.model);
+                }
+                self.response.usage.merge_snapshot(&message.usage);
+                for (k, v) in &message.metadata {
+                    self.response.metadata.insert(k.clone(), v.clone());
+                }
+                for block in &message.content {
+                    let index = self.slots.last().map_or(0, |s| s.index + 1);
+                    self.slots.push(Slot::new(index, block.clone(), true));
+                }
+            }
+            StreamEvent::ContentBlockStart { index, content_block } => {
+                self.started = true;
+                let slot = Slot::new(*index, content_block.clone(), false);
+                match self.position(*index) {
+                    Some(pos) => self.slots[pos] = slot,
+                    None => self.slots.push(slot),
+                }
+            }
+            StreamEvent::ContentBlockDelta { index, delta } => {
+                let pos = self.position(*index).ok_or(AccumulateError::UnknownBlock { index: *index })?;
+                self.slots[pos].apply(delta)?;
+            }
+            StreamEvent::ContentBlockStop { index } => {
+                let pos = self.position(*index).ok_or(AccumulateError::UnknownBlock { index: *index })?;
+                self.slots[pos].finish();
+            }
+            StreamEvent::MessageDelta { delta, usage } => {
+                if let Some(reason) = &delta.stop_reason {
+                    self.response.stop_reason = reason.to_lowercase();
+                }
+                if delta.stop_sequence.is_some() {
+                    self.response.stop_sequence.clone_from(&delta.stop_sequence);
+                }
+                if delta.stop_details.is_some() {
+                    self.response.stop_details.clone_from(&delta.stop_details);
+                }
+                if let Some(usage) = usage {
+                    self.response.usage.merge_snapshot(usage);
+                }
+            }
+            StreamEvent::MessageStop => self.complete = true,
+            StreamEvent::Ping => {}
+        }
+        Ok(())
+    }
+
+    fn position(&self, index: usize) -> Option<usize> {
+        match self.slots.last() {
+            Some(last) if last.index == index => Some(self.slots.len() - 1),
+            _ => self.slots.iter().position(|s| s.index == index),
+        }
+    }
+
+    /// True once any event other than a ping arrived.
+    #[must_use]
+    pub fn has_started(&self) -> bool {
+        self.started
+    }
+
+    /// True once `message_stop` arrived.
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        self.complete
+    }
+
+    /// Number of events applied.
+    #[must_use]
+    pub fn event_count(&self) -> u64 {
+        self.events
+    }
+
+    /// Indexes of blocks that started but never stopped.
+    #[must_use]
+    pub fn unfinished_blocks(&self) -> Vec<usize> {
+        self.slots.iter().filter(|s| !s.finished).map(|s| s.index).collect()
+    }
+
+    /// Ids of finished tool calls whose streamed input was not valid JSON (their input is
+    /// left as the raw string).
+    #[must_use]
+    pub fn malformed_tool_calls(&self) -> Vec<String> {
+        self.slots
+            .iter()
+            .filter(|s| s.malformed)
+            .filter_map(|s| s.block.as_tool_use().map(|t| t.id.clone()))
+            .collect()
+    }
+
+    /// The response so far, including unfinished blocks.
+    #[must_use]
+    pub fn snapshot(&self) -> ModelResponse {
+        let mut response = self.response.clone();
+        response.content = self.slots.iter().map(Slot::current).collect();
+        response
+    }
+
+    /// The response, including unfinished blocks as they stand (tool inputs parsed where
+    /// they are valid JSON).
+    #[must_use]
+    pub fn into_response(mut self) -> ModelResponse {
+        for slot in &mut self.slots {
+            if !slot.finished {
+                slot.finish();
+            }
+        }
+        self.response.content = self.slots.into_iter().map(|s| s.block).collect();
+        self.response
+    }
+
+    /// The response with unfinished blocks dropped: what is safe to keep after an
+    /// interrupted stream.
+    #[must_use]
+    pub fn into_finished_response(mut self) -> ModelResponse {
+        self.response.content = self.slots.into_iter().filter(|s| s.finished).map(|s| s.block).collect();
+        self.response
+    }
+}
+
+impl Slot {
+    fn new(index: usize, block: Content, finished: bool) -> Self {
+        Self { index, block, partial_json: String::new(), finished, malformed: false }
+    }
+
+    fn apply(&mut self, delta: &ContentDelta) -> Result<(), AccumulateError> {
+        let mismatch = |delta: &'static str, block: &Content| AccumulateError::DeltaMismatch {
+            index: self.index,
+            delta,
+            block: block.kind().to_owned(),
+        };
+        match (delta, &mut self.block) {
+            (ContentDelta::TextDelta { text }, Content::Text(t)) => t.text.push_str(text),
+            (ContentDelta::TextDelta { text }, Content::Refusal(r)) => r.refusal.push_str(text),
+            (ContentDelta::TextDelta { text }, Content::Summary(s)) => s.text.push_str(text),
+            (
+                ContentDelta::InputJsonDelta { partial_json },
+                Content::ToolUse(_) | Content::ServerToolUse(_),
+            ) => {
+                self.partial_json.push_str(partial_json);
+            }
+            (ContentDelta::ThinkingDelta { thinking }, Content::Thinking(t)) => t.thinking.push_str(thinking),
+            (ContentDelta::SignatureDelta { signature }, Content::Thinking(t)) => {
+                t.signature.get_or_insert_with(String::new).push_str(signature);
+            }
+            (ContentDelta::CitationsDelta { citation }, Content::Text(t)) => {
+                t.citations.push(citation.clone())
+            }
+            (ContentDelta::MetadataDelta { metadata }, block) => {
+                let target = match block {
+                    Content::Text(t) => &mut t.metadata,
+                    Content::ToolUse(t) => &mut t.metadata,
+                    Content::Thinking(t) => &mut t.metadata,
+                    other => return Err(mismatch("metadata_delta", other)),
+                };
+                target.extend(metadata.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+            (d, block) => {
+                let name = match d {
+                    ContentDelta::TextDelta { .. } => "text_delta",
+                    ContentDelta::InputJsonDelta { .. } => "input_json_delta",
+                    ContentDelta::ThinkingDelta { .. } => "thinking_delta",
+                    ContentDelta::SignatureDelta { .. } => "signature_delta",
+                    ContentDelta::CitationsDelta { .. } => "citations_delta",
+                    ContentDelta::MetadataDelta { .. } => "metadata_delta",
+                };
+                return Err(mismatch(name, block));
+            }
+        }
+        Ok(())
+    }
+
+    fn parsed_input(&self) -> Option<Result<Value, ()>> {
+        if self.partial_json.trim().is_empty() {
+            return None;
+        }
+        Some(serde_json::from_str(&self.partial_json).map_err(|_| ()))
+    }
+
+    fn finish(&mut self) {
+        self.finished = true;
+        let parsed = self.parsed_input();
+        let input = match &mut self.block {
+            Content::ToolUse(t) => &mut t.input,
+            Content::ServerToolUse(t) => &mut t.input,
+            _ => return,
+        };
+        match parsed {
+            None => {}
+            Some(Ok(value)) => *input = value,
+            Some(Err(())) => {
+                self.malformed = true;
+                *input = Value::String(std::mem::take(&mut self.partial_json));
+            }
+        }
+    }
+
+    fn current(&self) -> Content {
+        let mut block = self.block.clone();
+        if let (Some(Ok(value)), Content::ToolUse(t)) = (self.parsed_input(), &mut block) {
+            t.input = value;
+        }
+        block
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::event::MessageDelta;
+    use crate::llm::usage::Usage;
+    use crate::message::{TextContent, ToolUse};
+    use serde_json::json;
+
+    fn start_text(index: usize) -> StreamEvent {
+        StreamEvent::ContentBlockStart { index, content_block: Content::Text(TextContent::new("")) }
+    }
+
+    #[test]
+    fn round_trips_synthesised_sequences() {
+        let response = ModelResponse::tool_calls(vec![ToolUse::new("c1", "read", json!({"path": "a"}))])
+            .with_usage(Usage { input_tokens: 5, output_tokens: 7, ..Usage::default() });
+        let mut acc = ResponseAccumulator::new();
+        for e in StreamEvent::sequence_for(&response) {
+            acc.add(&e).unwrap();
+        }
+        assert_eq!(acc.into_response(), response);
+    }
+
+    #[test]
+    fn usage_snapshots_are_not_double_counted() {
+        let mut acc = ResponseAccumulator::new();
+        let start = ModelResponse::default().with_usage(Usage::new(100, 1));
+        acc.add(&StreamEvent::MessageStart { message: start }).unwrap();
+        for out in [10, 20] {
+            acc.add(&StreamEvent::MessageDelta {
+                delta: MessageDelta::default(),
+                usage: Some(Usage { input_tokens: 100, output_tokens: out, ..Usage::default() }),
+            })
+            .unwrap();
+        }
+        let r = acc.into_response();
+        assert_eq!((r.usage.input_tokens, r.usage.output_tokens), (100, 20));
+    }
+
+    #[test]
+    fn reports_unfinished_and_malformed_blocks() {
+        let mut acc = ResponseAccumulator::new();
+        acc.add(&start_text(0)).unwrap();
+        acc.add(&StreamEvent::ContentBlockStop { index: 0 }).unwrap();
+        acc.add(&StreamEvent::ContentBlockStart {
+            index: 1,
+            content_block: Content::ToolUse(ToolUse::new("c1", "t", json!({}))),
+        })
+        .unwrap();
+        acc.add(&StreamEvent::ContentBlockDelta {
+            index: 1,
+            delta: ContentDelta::InputJsonDelta { partial_json: "{\"a\":".into() },
+        })
+        .unwrap();
+        assert_eq!(acc.unfinished_blocks(), vec![1]);
+        assert!(!acc.is_complete());
+        acc.add(&StreamEvent::ContentBlockStop { index: 1 }).unwrap();
+        assert_eq!(acc.malformed_tool_calls(), vec!["c1".to_string()]);
+    }
+
+    #[test]
+    fn finished_response_drops_half_streamed_blocks() {
+        let mut acc = ResponseAccumulator::new();
+        acc.add(&start_text(0)).unwrap();
+        acc.add(&StreamEvent::ContentBlockDelta {
+            index: 0,
+            delta: ContentDelta::TextDelta { text: "a".into() },
+        })
+        .unwrap();
+        acc.add(&StreamEvent::ContentBlockStop { index: 0 }).unwrap();
+        acc.add(&start_text(1)).unwrap();
+        assert_eq!(acc.snapshot().content.len(), 2);
+        assert_eq!(acc.into_finished_response().content.len(), 1);
+    }
+
+    #[test]
+    fn rejects_deltas_for_unknown_or_mismatched_blocks() {
+        let mut acc = ResponseAccumulator::new();
+        let delta = ContentDelta::TextDelta { text: "x".into() };
+        assert_eq!(
+            acc.add(&StreamEvent::ContentBlockDelta { index: 3, delta: delta.clone() }),
+            Err(AccumulateError::UnknownBlock { index: 3 })
+        );
+        acc.add(&StreamEvent::ContentBlockStart {
+            index: 0,
+            content_block: Content::ToolUse(ToolUse::new("c", "t", json!({}))),
+        })
+        .unwrap();
+        assert!(matches!(
+            acc.add(&StreamEvent::ContentBlockDelta { index: 0, delta }),
+            Err(AccumulateError::DeltaMismatch { .. })
+        ));
+    }
+}

@@ -1,0 +1,173 @@
+//! Streaming events: the provider-neutral shape every provider's stream is mapped to.
+//!
+//! The sequence is `MessageStart`, then per block `ContentBlockStart`, any number of
+//! `ContentBlockDelta`, `ContentBlockStop`; then `MessageDelta` (stop reason, usage) and
+//! `MessageStop`. `Ping` may appear anywhere. [`ResponseAccumulator`](super::ResponseAccumulator)
+//! assembles a [`ModelResponse`](super::ModelResponse) from them.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::response::ModelResponse;
+use super::usage::Usage;
+use crate::message::{Citation, Content};
+
+/// One streaming event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum StreamEvent {
+    /// The response began. `message` carries id, model and any initial usage.
+    MessageStart {
+        /// The response so far (normally no content).
+        message: ModelResponse,
+    },
+    /// A content block began.
+    ContentBlockStart {
+        /// Block index.
+        index: usize,
+        /// The block's initial value (text empty, tool input `{}`).
+        content_block: Content,
+    },
+    /// More of a content block.
+    ContentBlockDelta {
+        /// Block index.
+        index: usize,
+        /// The delta.
+        delta: ContentDelta,
+    },
+    /// A content block finished.
+    ContentBlockStop {
+        /// Block index.
+        index: usize,
+    },
+    /// Top-level changes: stop reason and a usage snapshot.
+    MessageDelta {
+        /// Stop fields.
+        delta: MessageDelta,
+        /// A usage snapshot (merged field-wise, never added).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
+    },
+    /// The response finished.
+    MessageStop,
+    /// Keep-alive.
+    Ping,
+}
+
+/// Stop fields carried by [`StreamEvent::MessageDelta`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct MessageDelta {
+    /// Raw stop reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+    /// Matched stop sequence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_sequence: Option<String>,
+    /// Stop detail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_details: Option<Value>,
+}
+
+impl MessageDelta {
+    /// A delta with a stop reason.
+    #[must_use]
+    pub fn stop(reason: impl Into<String>) -> Self {
+        Self { stop_reason: Some(reason.into()), ..Self::default() }
+    }
+}
+
+/// A piece of a content block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ContentDelta {
+    /// Text appended to a text block.
+    TextDelta {
+        /// The text.
+        text: String,
+    },
+    /// Partial JSON appended to a tool call's input.
+    InputJsonDelta {
+        /// The JSON fragment.
+        partial_json: String,
+    },
+    /// Thinking text appended.
+    ThinkingDelta {
+        /// The text.
+        thinking: String,
+    },
+    /// The thinking block's signature.
+    SignatureDelta {
+        /// The signature.
+        signature: String,
+    },
+    /// A citation attached to a text block.
+    CitationsDelta {
+        /// The citation.
+        citation: Citation,
+    },
+    /// Provider metadata merged into the block (e.g. Gemini thought signatures).
+    MetadataDelta {
+        /// Key/values merged.
+        metadata: serde_json::Map<String, Value>,
+    },
+}
+
+impl StreamEvent {
+    /// Synthesises the event sequence of a complete response, for models without streaming.
+    ///
+    /// Tool inputs are sent as one `input_json_delta`; other blocks are sent whole in their
+    /// start event.
+    #[must_use]
+    pub fn sequence_for(response: &ModelResponse) -> Vec<StreamEvent> {
+        let mut start = response.clone();
+        start.content.clear();
+        start.stop_reason.clear();
+        start.stop_sequence = None;
+        start.stop_details = None;
+        start.usage = Usage::default();
+        let mut events = vec![StreamEvent::MessageStart { message: start }];
+        for (index, block) in response.content.iter().enumerate() {
+            match block {
+                Content::Text(t) => {
+                    let mut empty = t.clone();
+                    empty.text.clear();
+                    events
+                        .push(StreamEvent::ContentBlockStart { index, content_block: Content::Text(empty) });
+                    if !t.text.is_empty() {
+                        events.push(StreamEvent::ContentBlockDelta {
+                            index,
+                            delta: ContentDelta::TextDelta { text: t.text.clone() },
+                        });
+                    }
+                }
+                Content::ToolUse(call) => {
+                    let mut empty = call.clone();
+                    empty.input = Value::Object(serde_json::Map::new());
+                    events.push(StreamEvent::ContentBlockStart {
+                        index,
+                        content_block: Content::ToolUse(empty),
+                    });
+                    events.push(StreamEvent::ContentBlockDelta {
+                        index,
+                        delta: ContentDelta::InputJsonDelta { partial_json: call.input.to_string() },
+                    });
+                }
+                other => events.push(StreamEvent::ContentBlockStart { index, content_block: other.clone() }),
+            }
+            events.push(StreamEvent::ContentBlockStop { index });
+        }
+        events.push(StreamEvent::MessageDelta {
+            delta: MessageDelta {
+                stop_reason: Some(response.stop_reason.clone()),
+                stop_sequence: response.stop_sequence.clone(),
+                stop_details: response.stop_details.clone(),
+            },
+            usage: Some(response.usage.clone()),
+        });
+        events.push(StreamEvent::MessageStop);
+        events
+    }
+}

@@ -1,0 +1,126 @@
+//! The model interface: [`Llm`], what it takes ([`ModelRequest`]) and what it gives
+//! ([`ModelResponse`], or a stream of [`StreamEvent`]s).
+//!
+//! A provider implements [`Llm::generate`]; streaming providers also implement
+//! [`Llm::stream`] (the default replays `generate` as synthesised events).
+
+mod accumulator;
+mod catalog;
+mod event;
+mod request;
+mod response;
+mod stop;
+mod unanswered;
+mod usage;
+
+use std::sync::Arc;
+
+pub use accumulator::{AccumulateError, ResponseAccumulator};
+pub use catalog::{ModelInfo, find_model};
+pub use event::{ContentDelta, MessageDelta, StreamEvent};
+pub use request::{
+    ContextEdit, McpServerConfig, ModelRequest, Prefill, Reasoning, ReasoningEffort, ReasoningSummary,
+    ResponseFormat, Speed, ThinkingDisplay, ThinkingMode, ToolChoice,
+};
+pub use response::ModelResponse;
+pub use stop::{StopKind, classify_stop_reason};
+pub use unanswered::{
+    TOOL_CALL_NOT_RUN_TEXT, TOOL_CALL_UNKNOWN_TEXT, answer_unanswered_tool_calls,
+    answer_unanswered_tool_calls_with,
+};
+pub use usage::{Cost, LongContextPricing, Pricing, Usage};
+
+use crate::error::LlmError;
+use crate::future::{BoxFuture, BoxStream};
+
+/// A stream of model events.
+pub type EventStream = BoxStream<Result<StreamEvent, LlmError>>;
+
+/// A language model.
+///
+/// Dyn-compatible: agents hold an `Arc<dyn Llm>`. Implement [`generate`](Llm::generate);
+/// override [`stream`](Llm::stream) and [`supports_streaming`](Llm::supports_streaming) when the
+/// provider streams.
+///
+/// ```
+/// use dive_core::{BoxFuture, Llm, LlmError, ModelRequest, ModelResponse};
+///
+/// struct Echo;
+/// impl Llm for Echo {
+///     fn provider(&self) -> &str { "echo" }
+///     fn model(&self) -> &str { "echo-1" }
+///     fn generate(&self, request: ModelRequest) -> BoxFuture<'_, Result<ModelResponse, LlmError>> {
+///         Box::pin(async move {
+///             let text = request.messages.last().map(|m| m.text()).unwrap_or_default();
+///             Ok(ModelResponse::text(text))
+///         })
+///     }
+/// }
+/// ```
+pub trait Llm: Send + Sync {
+    /// Provider name, e.g. `anthropic`.
+    fn provider(&self) -> &str;
+
+    /// The model id this instance calls by default.
+    fn model(&self) -> &str;
+
+    /// One complete response.
+    fn generate(&self, request: ModelRequest) -> BoxFuture<'_, Result<ModelResponse, LlmError>>;
+
+    /// A stream of events. The default calls [`generate`](Llm::generate) and replays the
+    /// response as events.
+    fn stream(&self, request: ModelRequest) -> BoxFuture<'_, Result<EventStream, LlmError>> {
+        Box::pin(async move {
+            let response = self.generate(request).await?;
+            let events = StreamEvent::sequence_for(&response);
+            let stream: EventStream = Box::pin(Iter(events.into_iter()));
+            Ok(stream)
+        })
+    }
+
+    /// Whether [`stream`](Llm::stream) streams natively.
+    fn supports_streaming(&self) -> bool {
+        false
+    }
+
+    /// Catalog information about the default model, when known.
+    fn model_info(&self) -> Option<ModelInfo> {
+        None
+    }
+}
+
+impl<T: Llm + ?Sized> Llm for Arc<T> {
+    fn provider(&self) -> &str {
+        (**self).provider()
+    }
+    fn model(&self) -> &str {
+        (**self).model()
+    }
+    fn generate(&self, request: ModelRequest) -> BoxFuture<'_, Result<ModelResponse, LlmError>> {
+        (**self).generate(request)
+    }
+    fn stream(&self, request: ModelRequest) -> BoxFuture<'_, Result<EventStream, LlmError>> {
+        (**self).stream(request)
+    }
+    fn supports_streaming(&self) -> bool {
+        (**self).supports_streaming()
+    }
+    fn model_info(&self) -> Option<ModelInfo> {
+        (**self).model_info()
+    }
+}
+
+/// A stream over an iterator (futures-core has no `stream::iter`).
+struct Iter<I>(I);
+
+impl<I> Unpin for Iter<I> {}
+
+impl<I: Iterator<Item = StreamEvent>> futures_core::Stream for Iter<I> {
+    type Item = Result<StreamEvent, LlmError>;
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        std::task::Poll::Ready(self.0.next().map(Ok))
+    }
+}

@@ -1,0 +1,449 @@
+//! What a caller asks of a model: [`ModelRequest`] and every option of reference §3.4.
+//!
+//! Options a provider does not support are ignored by that provider (and documented in its
+//! crate); options that only make sense for one vendor live in [`ModelRequest::provider_options`].
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::message::Message;
+use crate::secret::Secret;
+use crate::tool::ToolDefinition;
+
+/// One request to a model.
+///
+/// ```
+/// use dive_core::{Message, ModelRequest};
+/// let request = ModelRequest::new(vec![Message::user("Hello")])
+///     .with_system("Be brief.")
+///     .with_max_tokens(256);
+/// assert_eq!(request.max_tokens, Some(256));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ModelRequest {
+    /// Model id override; `None` uses the model the provider was built with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// System prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// The conversation.
+    pub messages: Vec<Message>,
+    /// Tools the model may call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolDefinition>,
+    /// How the model must choose tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<ToolChoice>,
+    /// Allow several tool calls in one response.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel_tool_calls: Option<bool>,
+    /// Output token limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Nucleus sampling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    /// Presence penalty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub presence_penalty: Option<f64>,
+    /// Frequency penalty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency_penalty: Option<f64>,
+    /// Stop sequences.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop_sequences: Vec<String>,
+    /// Reasoning / thinking settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<Reasoning>,
+    /// Output speed mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<Speed>,
+    /// Provider beta feature names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<String>,
+    /// Extra HTTP headers.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// Provider-side MCP connectors.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_servers: Vec<McpServerConfig>,
+    /// Structured output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<ResponseFormat>,
+    /// Prompt caching; `None` is the provider default (automatic where supported).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caching: Option<bool>,
+    /// Prompt cache routing key (OpenAI).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_key: Option<String>,
+    /// Chain on a stored response instead of resending history (OpenAI Responses).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_response_id: Option<String>,
+    /// Service tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_tier: Option<String>,
+    /// Assistant prefill.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefill: Option<Prefill>,
+    /// Server-side context editing (Anthropic).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context_management: Vec<ContextEdit>,
+    /// Free-form options for one provider, merged into its request body.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub provider_options: Map<String, Value>,
+}
+
+impl ModelRequest {
+    /// A request with these messages and defaults elsewhere.
+    #[must_use]
+    pub fn new(messages: Vec<Message>) -> Self {
+        Self { messages, ..Self::default() }
+    }
+
+    /// Sets the system prompt.
+    #[must_use]
+    pub fn with_system(mut self, system: impl Into<String>) -> Self {
+        self.system = Some(system.into());
+        self
+    }
+
+    /// Sets the tools.
+    #[must_use]
+    pub fn with_tools(mut self, tools: Vec<ToolDefinition>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// Sets the output token limit.
+    #[must_use]
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// Sets the tool choice.
+    #[must_use]
+    pub fn with_tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.tool_choice = Some(choice);
+        self
+    }
+
+    /// Sets the temperature.
+    #[must_use]
+    pub fn with_temperature(mut self, temperature: f64) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Sets the reasoning settings.
+    #[must_use]
+    pub fn with_reasoning(mut self, reasoning: Reasoning) -> Self {
+        self.reasoning = Some(reasoning);
+        self
+    }
+
+    /// Sets the structured output format.
+    #[must_use]
+    pub fn with_response_format(mut self, format: ResponseFormat) -> Self {
+        self.response_format = Some(format);
+        self
+    }
+}
+
+/// How the model must use tools.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ToolChoice {
+    /// The model decides.
+    Auto,
+    /// The model must call some tool.
+    Any,
+    /// The model must not call tools.
+    None,
+    /// The model must call this tool.
+    Tool {
+        /// Tool name.
+        name: String,
+    },
+}
+
+/// Reasoning effort levels, least to most eager.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ReasoningEffort {
+    /// No reasoning.
+    None,
+    /// Minimal reasoning.
+    Minimal,
+    /// Low.
+    Low,
+    /// Medium.
+    Medium,
+    /// High.
+    High,
+    /// Extra high.
+    Xhigh,
+    /// The most the model offers.
+    Max,
+}
+
+impl ReasoningEffort {
+    /// The wire name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Minimal => "minimal",
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+            Self::Xhigh => "xhigh",
+            Self::Max => "max",
+        }
+    }
+
+    /// Clamps `self` to a level the model supports: the most eager supported level not above
+    /// the request, else the least eager one above it. `None` is only chosen when asked for.
+    ///
+    /// ```
+    /// use dive_core::ReasoningEffort as E;
+    /// assert_eq!(E::Max.clamp_to(&[E::Low, E::Medium, E::High]), Some(E::High));
+    /// assert_eq!(E::Minimal.clamp_to(&[E::None, E::Low, E::High]), Some(E::Low));
+    /// ```
+    #[must_use]
+    pub fn clamp_to(self, supported: &[ReasoningEffort]) -> Option<ReasoningEffort> {
+        if supported.contains(&self) {
+            return Some(self);
+        }
+        let candidates = supported.iter().copied().filter(|e| *e != Self::None);
+        let below = candidates.clone().filter(|e| *e < self).max();
+        below.or_else(|| candidates.filter(|e| *e > self).min())
+    }
+}
+
+/// Whether and how the model thinks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ThinkingMode {
+    /// The model decides how much to think.
+    Adaptive,
+    /// Thinking on, with a budget.
+    Enabled,
+    /// Thinking off.
+    Disabled,
+}
+
+/// How thinking is shown in the response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ThinkingDisplay {
+    /// Summarised thinking.
+    Summarized,
+    /// No thinking text (signatures only).
+    Omitted,
+    /// Progress updates.
+    Updates,
+}
+
+/// Reasoning summary detail (OpenAI).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ReasoningSummary {
+    /// Provider default.
+    Auto,
+    /// Short.
+    Concise,
+    /// Long.
+    Detailed,
+}
+
+/// Reasoning settings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Reasoning {
+    /// Effort level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<ReasoningEffort>,
+    /// Thinking token budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_tokens: Option<u32>,
+    /// Summary detail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<ReasoningSummary>,
+    /// Thinking mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<ThinkingMode>,
+    /// Thinking display.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display: Option<ThinkingDisplay>,
+}
+
+impl Reasoning {
+    /// Reasoning at an effort level.
+    #[must_use]
+    pub fn effort(effort: ReasoningEffort) -> Self {
+        Self { effort: Some(effort), ..Self::default() }
+    }
+
+    /// Thinking enabled with a token budget.
+    #[must_use]
+    pub fn budget(budget_tokens: u32) -> Self {
+        Self { budget_tokens: Some(budget_tokens), thinking: Some(ThinkingMode::Enabled), ..Self::default() }
+    }
+
+    /// Adaptive thinking.
+    #[must_use]
+    pub fn adaptive() -> Self {
+        Self { thinking: Some(ThinkingMode::Adaptive), ..Self::default() }
+    }
+}
+
+/// Output speed mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Speed {
+    /// Faster output at a higher price.
+    Fast,
+    /// Normal.
+    Standard,
+}
+
+/// A provider-side MCP server connector.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct McpServerConfig {
+    /// Connector type (`url`).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Server name.
+    pub name: String,
+    /// Server URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Bearer token (redacted in `Debug`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authorization_token: Option<Secret>,
+    /// Tools allowed from this server; empty means all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_tools: Vec<String>,
+    /// Extra headers.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+}
+
+impl McpServerConfig {
+    /// A URL connector.
+    #[must_use]
+    pub fn url(name: impl Into<String>, url: impl Into<String>) -> Self {
+        Self { kind: "url".into(), name: name.into(), url: Some(url.into()), ..Self::default() }
+    }
+}
+
+/// Structured output format.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ResponseFormat {
+    /// Plain text.
+    Text,
+    /// Any JSON object.
+    JsonObject,
+    /// JSON matching a schema.
+    JsonSchema {
+        /// Schema name.
+        name: String,
+        /// The JSON Schema.
+        schema: Value,
+        /// Description.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+        /// Strict mode (OpenAI).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strict: Option<bool>,
+    },
+}
+
+impl ResponseFormat {
+    /// JSON matching the schema of `T`.
+    #[must_use]
+    pub fn json_schema_for<T: schemars::JsonSchema>(name: impl Into<String>) -> Self {
+        Self::JsonSchema {
+            name: name.into(),
+            schema: crate::tool::schema_for::<T>(),
+            description: None,
+            strict: None,
+        }
+    }
+}
+
+/// Assistant prefill: text the response starts with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Prefill {
+    /// The prefix.
+    pub text: String,
+    /// A closing tag to stop at, e.g. `</answer>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closing_tag: Option<String>,
+}
+
+impl Prefill {
+    /// A prefill.
+    #[must_use]
+    pub fn new(text: impl Into<String>) -> Self {
+        Self { text: text.into(), closing_tag: None }
+    }
+}
+
+/// A server-side context edit (Anthropic context management).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ContextEdit {
+    /// Edit type, e.g. `clear_tool_uses_20250919` or `clear_thinking_20251015`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The edit's parameters (trigger, keep, clear_at_least, exclude_tools, …).
+    #[serde(flatten)]
+    pub params: Map<String, Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clamp_prefers_lower_then_higher_never_none() {
+        use ReasoningEffort as E;
+        assert_eq!(E::High.clamp_to(&[E::Low, E::High]), Some(E::High));
+        assert_eq!(E::Xhigh.clamp_to(&[E::Low, E::High]), Some(E::High));
+        assert_eq!(E::Minimal.clamp_to(&[E::None, E::Medium]), Some(E::Medium));
+        assert_eq!(E::None.clamp_to(&[E::None, E::Low]), Some(E::None));
+        assert_eq!(E::Low.clamp_to(&[]), None);
+    }
+
+    #[test]
+    fn tool_choice_json_shape() {
+        let v = serde_json::to_value(ToolChoice::Tool { name: "x".into() }).unwrap();
+        assert_eq!(v, serde_json::json!({"type": "tool", "name": "x"}));
+    }
+
+    #[test]
+    fn mcp_token_redacted_in_debug() {
+        let mut cfg = McpServerConfig::url("s", "https://example.com");
+        cfg.authorization_token = Some(Secret::new("sk-very-secret"));
+        assert!(!format!("{cfg:?}").contains("sk-very-secret"));
+    }
+}

@@ -1,0 +1,142 @@
+//! Answering tool calls that have no result (reference §3.7).
+//!
+//! Every provider encoder applies [`answer_unanswered_tool_calls`] to the request it sends
+//! (never to stored history) so a history saved by an old version, a buggy application or a
+//! crashed process is still a valid conversation for the provider.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use crate::message::{Content, Message, Role, ToolResultContent};
+
+/// The result text for a call that was never run.
+pub const TOOL_CALL_NOT_RUN_TEXT: &str =
+    "Not run: the turn ended before this tool call started, so it had no effect.";
+
+/// The result text for a call whose outcome is unknown.
+pub const TOOL_CALL_UNKNOWN_TEXT: &str = "Unknown result: this tool call was interrupted and may have \
+taken effect, so check before repeating it.";
+
+/// Adds an error result with [`TOOL_CALL_UNKNOWN_TEXT`] for every client tool call that has no
+/// result in the next message. Borrows when nothing is missing.
+///
+/// ```
+/// use dive_core::{Message, Content, answer_unanswered_tool_calls};
+/// let history = vec![
+///     Message::user("go"),
+///     Message::new(dive_core::Role::Assistant, vec![Content::tool_use("c1", "bash", serde_json::json!({}))]),
+/// ];
+/// let fixed = answer_unanswered_tool_calls(&history);
+/// assert_eq!(fixed.len(), 3);
+/// assert!(fixed[2].tool_results_iter().next().unwrap().is_error);
+/// ```
+#[must_use]
+pub fn answer_unanswered_tool_calls(messages: &[Message]) -> Cow<'_, [Message]> {
+    answer_unanswered_tool_calls_with(messages, TOOL_CALL_UNKNOWN_TEXT)
+}
+
+/// [`answer_unanswered_tool_calls`] with a custom result text.
+#[must_use]
+pub fn answer_unanswered_tool_calls_with<'a>(messages: &'a [Message], text: &str) -> Cow<'a, [Message]> {
+    let mut out: Option<Vec<Message>> = None;
+    let mut i = 0;
+    // Walk the original; `shift` counts messages inserted so far into `out`.
+    let mut shift = 0;
+    while i < messages.len() {
+        let msg = &messages[i];
+        if msg.role == Role::Assistant && msg.has_tool_uses() {
+            let next = messages.get(i + 1);
+            let answered: HashSet<&str> = next
+                .filter(|n| n.role == Role::User)
+                .map(|n| n.tool_results_iter().map(|r| r.tool_use_id.as_str()).collect())
+                .unwrap_or_default();
+            let missing: Vec<Content> = msg
+                .tool_uses()
+                .filter(|t| !answered.contains(t.id.as_str()))
+                .map(|t| Content::ToolResult(ToolResultContent::error(t.id.clone(), text)))
+                .collect();
+            if !missing.is_empty() {
+                let vec = out.get_or_insert_with(|| messages.to_vec());
+                let pos = i + 1 + shift;
+                match next {
+                    Some(n) if n.role == Role::User && n.tool_results_iter().next().is_some() => {
+                        let target = &mut vec[pos];
+                        let insert_at = target
+                            .content
+                            .iter()
+                            .rposition(|c| matches!(c, Content::ToolResult(_)))
+                            .map_or(0, |p| p + 1);
+                        target.content.splice(insert_at..insert_at, missing);
+                    }
+                    _ => {
+                        vec.insert(pos, Message::new(Role::User, missing));
+                        shift += 1;
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    match out {
+        Some(v) => Cow::Owned(v),
+        None => Cow::Borrowed(messages),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(id: &str) -> Content {
+        Content::tool_use(id, "t", json!({}))
+    }
+
+    #[test]
+    fn complete_history_is_borrowed() {
+        let h = vec![
+            Message::new(Role::Assistant, vec![call("a")]),
+            Message::tool_results(vec![ToolResultContent::text("a", "ok")]),
+        ];
+        assert!(matches!(answer_unanswered_tool_calls(&h), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn merges_after_existing_results_before_other_content() {
+        let mut results = Message::tool_results(vec![ToolResultContent::text("a", "ok")]);
+        results.content.push(Content::text("note"));
+        let h = vec![Message::new(Role::Assistant, vec![call("a"), call("b")]), results];
+        let fixed = answer_unanswered_tool_calls(&h);
+        let kinds: Vec<_> = fixed[1].content.iter().map(|c| c.kind().to_owned()).collect();
+        assert_eq!(kinds, ["tool_result", "tool_result", "text"]);
+        assert_eq!(fixed[1].content[1].as_tool_result().unwrap().tool_use_id, "b");
+    }
+
+    #[test]
+    fn inserts_new_message_when_next_is_not_results() {
+        let h = vec![
+            Message::new(Role::Assistant, vec![call("a")]),
+            Message::user("next question"),
+            Message::new(Role::Assistant, vec![call("b")]),
+        ];
+        let fixed = answer_unanswered_tool_calls(&h);
+        assert_eq!(fixed.len(), 5);
+        assert_eq!(fixed[1].tool_results_iter().next().unwrap().tool_use_id, "a");
+        assert_eq!(fixed[2].text(), "next question");
+        assert_eq!(fixed[4].tool_results_iter().next().unwrap().tool_use_id, "b");
+        assert_eq!(h.len(), 3, "the input is untouched");
+    }
+
+    #[test]
+    fn server_tool_calls_are_left_alone() {
+        let server = Content::ServerToolUse(crate::message::ServerToolUse {
+            kind: "server_tool_use".into(),
+            id: "s".into(),
+            name: "web_search".into(),
+            input: json!({}),
+            fields: serde_json::Map::new(),
+        });
+        let h = vec![Message::new(Role::Assistant, vec![server])];
+        assert!(matches!(answer_unanswered_tool_calls(&h), Cow::Borrowed(_)));
+    }
+}

@@ -1,0 +1,297 @@
+//! Token usage, cost and pricing.
+//!
+//! Input tokens are split into three **disjoint** buckets: uncached input, cache reads and
+//! cache writes; their sum is the prompt size. Reasoning tokens are a subset of output tokens.
+
+use std::ops::{Add, AddAssign};
+
+use serde::{Deserialize, Serialize};
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+/// Token counts (and cost when known) for one model call or an aggregate of calls.
+///
+/// ```
+/// use dive_core::Usage;
+/// let a = Usage::new(10, 5);
+/// let b = Usage::new(3, 0).with_cache(100, 0);
+/// let sum = a.clone() + b;
+/// assert_eq!(sum.input_tokens, 13);
+/// assert_eq!(sum.total_input_tokens(), 113);
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Usage {
+    /// Uncached input tokens.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub input_tokens: u64,
+    /// Output tokens (including reasoning).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub output_tokens: u64,
+    /// Input tokens written to the prompt cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_creation_input_tokens: u64,
+    /// Input tokens read from the prompt cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_read_input_tokens: u64,
+    /// Reasoning tokens (a subset of `output_tokens`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+    /// Service tier that served the call; `mixed` for aggregates of different tiers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_tier: Option<String>,
+    /// Cost in US dollars; `None` means unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
+}
+
+impl Usage {
+    /// Usage with uncached input and output tokens.
+    #[must_use]
+    pub fn new(input_tokens: u64, output_tokens: u64) -> Self {
+        Self { input_tokens, output_tokens, ..Self::default() }
+    }
+
+    /// Sets the cache read and cache write buckets.
+    #[must_use]
+    pub fn with_cache(mut self, read: u64, write: u64) -> Self {
+        self.cache_read_input_tokens = read;
+        self.cache_creation_input_tokens = write;
+        self
+    }
+
+    /// Sets the reasoning tokens.
+    #[must_use]
+    pub fn with_reasoning(mut self, reasoning_tokens: u64) -> Self {
+        self.reasoning_tokens = reasoning_tokens;
+        self
+    }
+
+    /// Uncached + cache read + cache write input tokens.
+    #[must_use]
+    pub fn total_input_tokens(&self) -> u64 {
+        self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
+    }
+
+    /// Input plus output tokens.
+    #[must_use]
+    pub fn total_tokens(&self) -> u64 {
+        self.total_input_tokens() + self.output_tokens
+    }
+
+    /// True when no tokens are counted and no cost is set.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.total_tokens() == 0 && self.reasoning_tokens == 0 && self.cost.is_none()
+    }
+
+    /// Merges a cumulative snapshot of the *same* call (a later `message_delta` usage frame):
+    /// each counter takes the larger value, so repeated snapshots never double count.
+    pub fn merge_snapshot(&mut self, snapshot: &Usage) {
+        self.input_tokens = self.input_tokens.max(snapshot.input_tokens);
+        self.output_tokens = self.output_tokens.max(snapshot.output_tokens);
+        self.cache_creation_input_tokens =
+            self.cache_creation_input_tokens.max(snapshot.cache_creation_input_tokens);
+        self.cache_read_input_tokens = self.cache_read_input_tokens.max(snapshot.cache_read_input_tokens);
+        self.reasoning_tokens = self.reasoning_tokens.max(snapshot.reasoning_tokens);
+        if snapshot.service_tier.is_some() {
+            self.service_tier.clone_from(&snapshot.service_tier);
+        }
+        if snapshot.cost.is_some() {
+            self.cost.clone_from(&snapshot.cost);
+        }
+    }
+}
+
+impl AddAssign<&Usage> for Usage {
+    /// Sums two *different* calls. Cost stays known only if both sides know it (or one side
+    /// is empty); tiers that differ become `mixed`.
+    fn add_assign(&mut self, rhs: &Usage) {
+        let cost = match (self.cost.take(), &rhs.cost) {
+            (Some(a), Some(b)) => Some(a + b.clone()),
+            (None, Some(b)) if self.total_tokens() == 0 => Some(b.clone()),
+            (Some(a), None) if rhs.total_tokens() == 0 => Some(a),
+            _ => None,
+        };
+        self.input_tokens += rhs.input_tokens;
+        self.output_tokens += rhs.output_tokens;
+        self.cache_creation_input_tokens += rhs.cache_creation_input_tokens;
+        self.cache_read_input_tokens += rhs.cache_read_input_tokens;
+        self.reasoning_tokens += rhs.reasoning_tokens;
+        self.service_tier = match (self.service_tier.take(), &rhs.service_tier) {
+            (Some(a), Some(b)) if a != *b => Some("mixed".to_owned()),
+            (Some(a), _) => Some(a),
+            (None, b) => b.clone(),
+        };
+        self.cost = cost;
+    }
+}
+
+impl AddAssign for Usage {
+    fn add_assign(&mut self, rhs: Usage) {
+        *self += &rhs;
+    }
+}
+
+impl Add for Usage {
+    type Output = Usage;
+    fn add(mut self, rhs: Usage) -> Usage {
+        self += &rhs;
+        self
+    }
+}
+
+/// A cost breakdown in US dollars.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Cost {
+    /// Uncached input.
+    #[serde(default)]
+    pub input: f64,
+    /// Output.
+    #[serde(default)]
+    pub output: f64,
+    /// Cache reads.
+    #[serde(default)]
+    pub cache_read: f64,
+    /// Cache writes.
+    #[serde(default)]
+    pub cache_write: f64,
+    /// Sum of the parts.
+    pub total: f64,
+    /// Where the figure comes from (`catalog`, `provider`, `provider_estimate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+impl Add for Cost {
+    type Output = Cost;
+    fn add(self, rhs: Cost) -> Cost {
+        Cost {
+            input: self.input + rhs.input,
+            output: self.output + rhs.output,
+            cache_read: self.cache_read + rhs.cache_read,
+            cache_write: self.cache_write + rhs.cache_write,
+            total: self.total + rhs.total,
+            source: if self.source == rhs.source { self.source } else { Some("mixed".into()) },
+        }
+    }
+}
+
+/// Prices in US dollars per million tokens.
+///
+/// ```
+/// use dive_core::{Pricing, Usage};
+/// let p = Pricing::new(3.0, 15.0).with_cache(0.3, 3.75);
+/// let u = Usage::new(1_000_000, 100_000);
+/// assert!((p.cost_of(&u).total - 4.5).abs() < 1e-9);
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Pricing {
+    /// Uncached input.
+    pub input: f64,
+    /// Output.
+    pub output: f64,
+    /// Cache reads (defaults to the input price when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read: Option<f64>,
+    /// Cache writes (defaults to the input price when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write: Option<f64>,
+    /// Prices that apply instead when the prompt exceeds `threshold_tokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub long_context: Option<Box<LongContextPricing>>,
+}
+
+/// Prompt-length tiered pricing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct LongContextPricing {
+    /// Prompts with more total input tokens than this use `pricing`.
+    pub threshold_tokens: u64,
+    /// The tier's prices.
+    pub pricing: Pricing,
+}
+
+impl Pricing {
+    /// Input and output prices per million tokens.
+    #[must_use]
+    pub const fn new(input: f64, output: f64) -> Self {
+        Self { input, output, cache_read: None, cache_write: None, long_context: None }
+    }
+
+    /// Sets cache read and write prices.
+    #[must_use]
+    pub const fn with_cache(mut self, read: f64, write: f64) -> Self {
+        self.cache_read = Some(read);
+        self.cache_write = Some(write);
+        self
+    }
+
+    /// Adds a long-context tier.
+    #[must_use]
+    pub fn with_long_context(mut self, threshold_tokens: u64, pricing: Pricing) -> Self {
+        self.long_context = Some(Box::new(LongContextPricing { threshold_tokens, pricing }));
+        self
+    }
+
+    /// The cost of `usage` at these prices.
+    #[must_use]
+    pub fn cost_of(&self, usage: &Usage) -> Cost {
+        if let Some(lc) = &self.long_context
+            && usage.total_input_tokens() > lc.threshold_tokens
+        {
+            return lc.pricing.cost_of(usage);
+        }
+        let per = |tokens: u64, price: f64| tokens as f64 * price / 1_000_000.0;
+        let input = per(usage.input_tokens, self.input);
+        let output = per(usage.output_tokens, self.output);
+        let cache_read = per(usage.cache_read_input_tokens, self.cache_read.unwrap_or(self.input));
+        let cache_write = per(usage.cache_creation_input_tokens, self.cache_write.unwrap_or(self.input));
+        Cost {
+            input,
+            output,
+            cache_read,
+            cache_write,
+            total: input + output + cache_read + cache_write,
+            source: Some("catalog".to_owned()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshots_do_not_double_count() {
+        let mut u = Usage { input_tokens: 25, output_tokens: 1, ..Usage::default() };
+        u.merge_snapshot(&Usage { output_tokens: 15, ..Usage::default() });
+        u.merge_snapshot(&Usage { input_tokens: 25, output_tokens: 15, ..Usage::default() });
+        assert_eq!((u.input_tokens, u.output_tokens), (25, 15));
+    }
+
+    #[test]
+    fn cost_unknown_when_one_side_unknown() {
+        let known =
+            Usage { input_tokens: 1, cost: Some(Cost { total: 1.0, ..Cost::default() }), ..Usage::default() };
+        let unknown = Usage { input_tokens: 1, ..Usage::default() };
+        assert!((known.clone() + unknown).cost.is_none());
+        assert_eq!((Usage::default() + known.clone()).cost, known.cost);
+        let tiers = Usage { service_tier: Some("flex".into()), ..Usage::default() }
+            + Usage { service_tier: Some("default".into()), ..Usage::default() };
+        assert_eq!(tiers.service_tier.as_deref(), Some("mixed"));
+    }
+
+    #[test]
+    fn long_context_tier() {
+        let p = Pricing::new(1.0, 2.0).with_long_context(200_000, Pricing::new(10.0, 20.0));
+        let small = Usage { input_tokens: 1_000_000 / 10, ..Usage::default() };
+        let big = Usage { input_tokens: 300_000, ..Usage::default() };
+        assert!((p.cost_of(&small).total - 0.1).abs() < 1e-9);
+        assert!((p.cost_of(&big).total - 3.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,227 @@
+//! Session traits: [`Session`] (a conversation the agent reads and records turns into),
+//! [`TurnStore`] (revision-checked checkpoints), [`SessionClaimer`] (execution ownership)
+//! and [`SessionStore`] (open, list, delete). Implementations live in `dive-session`;
+//! `dive-test` has a conformance suite for third-party stores.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::SessionError;
+use crate::future::BoxFuture;
+use crate::message::Message;
+use crate::time::Timestamp;
+use crate::turn::{Turn, TurnOutcome};
+
+/// A session as loaded: history before the open turn, the open turn, the revision.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct SessionSnapshot {
+    /// The active window of messages before the open turn.
+    pub history: Vec<Message>,
+    /// The last turn if it is suspended, incomplete or running.
+    pub open_turn: Option<Turn>,
+    /// The revision (advances on every write).
+    pub revision: u64,
+    /// The outcome of the latest turn.
+    pub latest_outcome: Option<TurnOutcome>,
+}
+
+impl SessionSnapshot {
+    /// History plus the open turn's messages: what the model sees next.
+    #[must_use]
+    pub fn messages(&self) -> Vec<Message> {
+        let mut all = self.history.clone();
+        if let Some(turn) = &self.open_turn {
+            all.extend(turn.messages.iter().cloned());
+        }
+        all
+    }
+
+    /// Whether the open turn is suspended.
+    #[must_use]
+    pub fn is_suspended(&self) -> bool {
+        self.open_turn.as_ref().is_some_and(Turn::is_suspended)
+    }
+}
+
+/// A conversation an agent reads history from and records turns into.
+///
+/// `save_turn` records a turn: a turn with the id of the open turn replaces it, any other id
+/// is appended. Stores that can check revisions also implement [`TurnStore`] and return it
+/// from [`as_turn_store`](Session::as_turn_store); the engine then uses revision-checked
+/// checkpoints.
+pub trait Session: Send + Sync {
+    /// The session id.
+    fn id(&self) -> &str;
+
+    /// Loads history, the open turn and the revision. A turn found `running` (a process died
+    /// mid-turn) is closed as `process_exit` before it is returned.
+    fn load(&self) -> BoxFuture<'_, Result<SessionSnapshot, SessionError>>;
+
+    /// Records a turn; returns the new revision.
+    fn save_turn<'a>(&'a self, turn: &'a Turn) -> BoxFuture<'a, Result<u64, SessionError>>;
+
+    /// The revision-checked interface, when supported.
+    fn as_turn_store(&self) -> Option<&dyn TurnStore> {
+        None
+    }
+
+    /// The claim interface, when supported.
+    fn as_claimer(&self) -> Option<&dyn SessionClaimer> {
+        None
+    }
+}
+
+/// Revision-checked turn records (optimistic concurrency, step checkpoints).
+pub trait TurnStore: Session {
+    /// Records `turn` if the session is still at `expected_revision`; returns the new
+    /// revision. Fails with [`SessionError::RevisionConflict`] otherwise, changing nothing.
+    fn checkpoint_turn<'a>(
+        &'a self,
+        expected_revision: u64,
+        turn: &'a Turn,
+    ) -> BoxFuture<'a, Result<u64, SessionError>>;
+}
+
+/// Execution ownership of a session across processes (leases with a TTL).
+pub trait SessionClaimer: Send + Sync {
+    /// Claims (or renews) the session for `owner` for `ttl`. Fails with
+    /// [`SessionError::Claimed`] while another owner's lease is live.
+    fn claim<'a>(&'a self, owner: &'a str, ttl: Duration) -> BoxFuture<'a, Result<(), SessionError>>;
+
+    /// Releases `owner`'s claim (no error when not held).
+    fn release<'a>(&'a self, owner: &'a str) -> BoxFuture<'a, Result<(), SessionError>>;
+}
+
+/// Summary of a stored session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SessionInfo {
+    /// Id.
+    pub id: String,
+    /// Title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Creation time.
+    pub created_at: Timestamp,
+    /// Last write.
+    pub updated_at: Timestamp,
+    /// Number of events (turns and compactions).
+    pub event_count: u64,
+    /// Whether the open turn is suspended.
+    pub suspended: bool,
+    /// Application metadata.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub metadata: Map<String, Value>,
+}
+
+impl SessionInfo {
+    /// Info for a new session.
+    #[must_use]
+    pub fn new(id: impl Into<String>) -> Self {
+        let now = Timestamp::now();
+        Self {
+            id: id.into(),
+            title: None,
+            created_at: now,
+            updated_at: now,
+            event_count: 0,
+            suspended: false,
+            metadata: Map::new(),
+        }
+    }
+}
+
+/// Filters and paging for [`SessionStore::list`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ListOptions {
+    /// Page size; `None` for all.
+    pub limit: Option<usize>,
+    /// Sessions to skip.
+    pub offset: usize,
+    /// Only suspended (`Some(true)`) or not suspended (`Some(false)`) sessions.
+    pub suspended: Option<bool>,
+}
+
+impl ListOptions {
+    /// Every session.
+    #[must_use]
+    pub fn all() -> Self {
+        Self::default()
+    }
+
+    /// One page.
+    #[must_use]
+    pub fn page(offset: usize, limit: usize) -> Self {
+        Self { limit: Some(limit), offset, suspended: None }
+    }
+
+    /// Filters by suspension.
+    #[must_use]
+    pub fn with_suspended(mut self, suspended: bool) -> Self {
+        self.suspended = Some(suspended);
+        self
+    }
+}
+
+/// One page of sessions, most recently updated first.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct SessionPage {
+    /// The sessions.
+    pub sessions: Vec<SessionInfo>,
+    /// Matching sessions in total.
+    pub total: usize,
+}
+
+impl SessionPage {
+    /// A page.
+    #[must_use]
+    pub fn new(sessions: Vec<SessionInfo>, total: usize) -> Self {
+        Self { sessions, total }
+    }
+}
+
+/// Opens, lists and deletes sessions.
+pub trait SessionStore: Send + Sync {
+    /// Opens a session, creating it when absent. Ids are validated
+    /// ([`SessionError::InvalidId`]).
+    fn open<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>>;
+
+    /// Lists sessions, most recently updated first.
+    fn list<'a>(&'a self, options: &'a ListOptions) -> BoxFuture<'a, Result<SessionPage, SessionError>>;
+
+    /// Deletes a session (no error when absent).
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), SessionError>>;
+}
+
+/// Checks a session id: 1–128 characters of `[A-Za-z0-9_.-]`, not `.` or `..`.
+///
+/// ```
+/// assert!(dive_core::validate_session_id("chat-2026_12.a").is_ok());
+/// assert!(dive_core::validate_session_id("../etc/passwd").is_err());
+/// ```
+///
+/// # Errors
+/// [`SessionError::InvalidId`] with the reason.
+pub fn validate_session_id(id: &str) -> Result<(), SessionError> {
+    let reason = if id.is_empty() {
+        Some("it is empty")
+    } else if id.len() > 128 {
+        Some("it is longer than 128 characters")
+    } else if id == "." || id == ".." {
+        Some("it is a relative path component")
+    } else if !id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) {
+        Some("only letters, digits, '-', '_' and '.' are allowed")
+    } else {
+        None
+    };
+    match reason {
+        None => Ok(()),
+        Some(r) => Err(SessionError::InvalidId { id: id.to_owned(), reason: r.to_owned() }),
+    }
+}

@@ -1,0 +1,187 @@
+//! Tools: the dyn-compatible [`Tool`] trait, typed tools, function tools, results, previews,
+//! annotations and [`Toolset`]s.
+//!
+//! Three ways to write a tool, from most to least control: implement [`Tool`] on your type;
+//! implement [`TypedTool`] (input decoded and schema derived for you); or
+//! [`FunctionTool::new`] with an async closure.
+
+mod annotations;
+mod context;
+mod error;
+mod function;
+mod result;
+mod schema;
+mod typed;
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+pub use annotations::ToolAnnotations;
+pub use context::{ToolContext, ToolEventSink};
+pub use error::ToolError;
+pub use function::FunctionTool;
+pub use result::{
+    BackgroundTask, IntoToolResult, SuspendReason, SuspendRequest, ToolOutput, ToolPreview, ToolProgress,
+    ToolResult,
+};
+pub use schema::{empty_object_schema, schema_for};
+pub use typed::{IntoTool, TypedTool, TypedToolAdapter, decode_input};
+
+use crate::future::BoxFuture;
+use crate::run::RunInfo;
+
+static EMPTY_ANNOTATIONS: ToolAnnotations = ToolAnnotations::EMPTY;
+
+/// A tool the model can call. Dyn-compatible: agents hold `Vec<Arc<dyn Tool>>`.
+///
+/// ```
+/// use std::sync::Arc;
+/// use dive_core::{BoxFuture, Tool, ToolContext, ToolError, ToolResult};
+/// use serde_json::{json, Value};
+///
+/// struct Clock { schema: Value }
+/// impl Tool for Clock {
+///     fn name(&self) -> &str { "clock" }
+///     fn description(&self) -> &str { "The current time." }
+///     fn input_schema(&self) -> &Value { &self.schema }
+///     fn call(&self, _input: Value, _ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+///         Box::pin(async { Ok(ToolResult::text("12:00")) })
+///     }
+/// }
+/// let tools: Vec<Arc<dyn Tool>> = vec![Arc::new(Clock { schema: dive_core::empty_object_schema() })];
+/// assert_eq!(tools[0].definition().name, "clock");
+/// ```
+pub trait Tool: Send + Sync {
+    /// The name the model calls.
+    fn name(&self) -> &str;
+
+    /// What the tool does, for the model.
+    fn description(&self) -> &str;
+
+    /// The JSON Schema of the input (an object schema).
+    fn input_schema(&self) -> &Value;
+
+    /// Behaviour hints.
+    fn annotations(&self) -> &ToolAnnotations {
+        &EMPTY_ANNOTATIONS
+    }
+
+    /// What is sent to the provider. Override for provider-native tools
+    /// (see [`ToolDefinition::native`]).
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::new(self.name(), self.description(), self.input_schema().clone())
+    }
+
+    /// A preview of a call, computed before it runs (permission prompts, UIs).
+    fn preview(&self, _input: &Value) -> Option<ToolPreview> {
+        None
+    }
+
+    /// Runs the tool. Return `Err` for failures; input the model got wrong is better
+    /// returned as `Ok(ToolResult::error(..))` with a hint to fix it.
+    fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>>;
+}
+
+/// A tool as declared to a provider.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolDefinition {
+    /// Name.
+    pub name: String,
+    /// Description.
+    #[serde(default)]
+    pub description: String,
+    /// Input JSON Schema.
+    pub input_schema: Value,
+    /// For provider-native (server) tools: the provider's tool type, e.g.
+    /// `web_search_20250305`; `None` for ordinary function tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_type: Option<String>,
+    /// Provider-native tool parameters (e.g. `max_uses`, `allowed_domains`).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub native_params: Map<String, Value>,
+    /// Strict schema adherence (OpenAI).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict: Option<bool>,
+}
+
+impl ToolDefinition {
+    /// A function tool definition.
+    #[must_use]
+    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
+            native_type: None,
+            native_params: Map::new(),
+            strict: None,
+        }
+    }
+
+    /// A provider-native tool (run by the provider), e.g.
+    /// `ToolDefinition::native("web_search_20250305", "web_search", params)`.
+    #[must_use]
+    pub fn native(
+        native_type: impl Into<String>,
+        name: impl Into<String>,
+        params: Map<String, Value>,
+    ) -> Self {
+        Self {
+            native_type: Some(native_type.into()),
+            native_params: params,
+            ..Self::new(name, "", empty_object_schema())
+        }
+    }
+
+    /// Whether the provider runs this tool.
+    #[must_use]
+    pub fn is_native(&self) -> bool {
+        self.native_type.is_some()
+    }
+}
+
+/// A dynamic group of tools, resolved before every model call (MCP servers,
+/// permission-filtered or context-dependent tools). A resolution error ends the turn.
+pub trait Toolset: Send + Sync {
+    /// The toolset name.
+    fn name(&self) -> &str;
+
+    /// The tools available now.
+    fn tools<'a>(&'a self, run: &'a RunInfo) -> BoxFuture<'a, Result<Vec<Arc<dyn Tool>>, ToolError>>;
+}
+
+/// A fixed toolset.
+#[derive(Clone)]
+pub struct StaticToolset {
+    name: String,
+    tools: Vec<Arc<dyn Tool>>,
+}
+
+impl std::fmt::Debug for StaticToolset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.tools.iter().map(|t| t.name()).collect();
+        f.debug_struct("StaticToolset").field("name", &self.name).field("tools", &names).finish()
+    }
+}
+
+impl StaticToolset {
+    /// A named fixed set of tools.
+    #[must_use]
+    pub fn new(name: impl Into<String>, tools: Vec<Arc<dyn Tool>>) -> Self {
+        Self { name: name.into(), tools }
+    }
+}
+
+impl Toolset for StaticToolset {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn tools<'a>(&'a self, _run: &'a RunInfo) -> BoxFuture<'a, Result<Vec<Arc<dyn Tool>>, ToolError>> {
+        let tools = self.tools.clone();
+        Box::pin(async move { Ok(tools) })
+    }
+}

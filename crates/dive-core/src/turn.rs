@@ -1,0 +1,597 @@
+//! Turn records (reference §6): one invocation's messages, status, outcome, tool-call states
+//! and suspension, as stored by sessions and returned in every response.
+//!
+//! A turn is `running` while it executes (stored only with step checkpoints), then
+//! `completed`, `suspended` (waiting for tool results) or `incomplete` (stopped early; see
+//! [`OutcomeReason`] and [`NextStep`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::llm::Usage;
+use crate::message::Message;
+use crate::reminder::find_latest_reminder;
+use crate::time::Timestamp;
+use crate::tool::{SuspendReason, ToolOutput};
+
+/// The turn record schema version written by this library.
+pub const TURN_SCHEMA_VERSION: u32 = 1;
+
+/// Name of the reminder that records a turn's outcome in history.
+pub const OUTCOME_REMINDER_NAME: &str = "turn-outcome";
+
+/// Where a turn is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TurnStatus {
+    /// Executing (stored only by step checkpoints).
+    Running,
+    /// Finished normally.
+    Completed,
+    /// Waiting for tool results from the application.
+    Suspended,
+    /// Stopped before finishing.
+    Incomplete,
+}
+
+impl TurnStatus {
+    /// The snake_case name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Completed => "completed",
+            Self::Suspended => "suspended",
+            Self::Incomplete => "incomplete",
+        }
+    }
+
+    /// Whether the turn can still be continued or resumed.
+    #[must_use]
+    pub fn is_open(self) -> bool {
+        matches!(self, Self::Suspended | Self::Incomplete | Self::Running)
+    }
+}
+
+/// Why a turn ended as it did (reference §6.4).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum OutcomeReason {
+    /// The model finished.
+    Completed,
+    /// The model refused (calls answered "not run").
+    Refused,
+    /// A tool suspended the turn.
+    Suspended,
+    /// The caller cancelled (hard or soft).
+    Canceled,
+    /// The response timeout or a deadline passed.
+    Deadline,
+    /// The model call failed before streaming began.
+    ProviderError,
+    /// The stream broke after its first event.
+    StreamInterrupted,
+    /// A hook aborted.
+    HookAbort,
+    /// The event callback failed.
+    CallbackError,
+    /// Any other error.
+    Error,
+    /// The output token limit cut the response.
+    OutputLimit,
+    /// The context window is full.
+    ContextLimit,
+    /// The tool iteration limit was reached.
+    IterationLimit,
+    /// The provider stopped without finishing.
+    ProviderStopped,
+    /// The provider paused too many times.
+    Pause,
+    /// The process ended while the turn was running.
+    ProcessExit,
+    /// A reason from a newer version.
+    #[serde(untagged)]
+    Other(String),
+}
+
+impl OutcomeReason {
+    /// The default advice for this reason (before the `reconcile` rule).
+    #[must_use]
+    pub fn default_next(&self) -> NextStep {
+        match self {
+            Self::Completed | Self::Refused => NextStep::None,
+            Self::Suspended => NextStep::Resume,
+            Self::Canceled | Self::HookAbort | Self::Error | Self::ContextLimit | Self::Other(_) => {
+                NextStep::Input
+            }
+            Self::Deadline
+            | Self::ProviderError
+            | Self::StreamInterrupted
+            | Self::CallbackError
+            | Self::OutputLimit
+            | Self::IterationLimit
+            | Self::ProviderStopped
+            | Self::Pause
+            | Self::ProcessExit => NextStep::Continue,
+        }
+    }
+
+    /// Whether the invocation returns an error alongside the response.
+    #[must_use]
+    pub fn returns_error(&self) -> bool {
+        matches!(
+            self,
+            Self::Canceled
+                | Self::Deadline
+                | Self::ProviderError
+                | Self::StreamInterrupted
+                | Self::HookAbort
+                | Self::CallbackError
+                | Self::Error
+        )
+    }
+
+    /// The turn status this reason closes with.
+    #[must_use]
+    pub fn status(&self) -> TurnStatus {
+        match self {
+            Self::Completed | Self::Refused => TurnStatus::Completed,
+            Self::Suspended => TurnStatus::Suspended,
+            _ => TurnStatus::Incomplete,
+        }
+    }
+}
+
+/// What to do next with a turn (advisory; continuing works in every state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum NextStep {
+    /// Nothing: the turn is done.
+    #[default]
+    None,
+    /// Call again with no new input to pick up where it stopped.
+    Continue,
+    /// New input is needed (the user should say something, or history must be shortened).
+    Input,
+    /// Supply the pending tool results.
+    Resume,
+    /// Some tool may have taken effect without a recorded result: check before continuing.
+    Reconcile,
+}
+
+/// State of one tool call within a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ToolCallState {
+    /// Never started: no effect.
+    NotStarted,
+    /// Started (step checkpoint), no result yet.
+    Running,
+    /// A result is recorded (success or tool error).
+    Completed,
+    /// Suspended, waiting for an external result.
+    Waiting,
+    /// Started, no result recorded: may have taken effect.
+    Unknown,
+}
+
+/// One tool call of a turn and its state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolCallRecord {
+    /// Call id.
+    pub id: String,
+    /// Tool name.
+    pub name: String,
+    /// State.
+    pub state: ToolCallState,
+    /// The tool is read-only (softens `reconcile` advice).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+}
+
+impl ToolCallRecord {
+    /// A record.
+    #[must_use]
+    pub fn new(id: impl Into<String>, name: impl Into<String>, state: ToolCallState) -> Self {
+        Self { id: id.into(), name: name.into(), state, read_only: false }
+    }
+}
+
+/// The one authoritative account of how a turn ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TurnOutcome {
+    /// Why.
+    pub reason: OutcomeReason,
+    /// Error text (or the raw provider stop value).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The hook that aborted, for `hook_abort`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hook: Option<String>,
+    /// Usage of the failed call is unknown (a stream cut before its usage arrived).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub usage_unknown: bool,
+    /// Every tool call of the turn and its state.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCallRecord>,
+    /// Advice.
+    pub next: NextStep,
+}
+
+impl TurnOutcome {
+    /// An outcome with the reason's default advice, adjusted by the `reconcile` rule.
+    #[must_use]
+    pub fn new(reason: OutcomeReason, tool_calls: Vec<ToolCallRecord>) -> Self {
+        let mut outcome = Self {
+            next: reason.default_next(),
+            reason,
+            error: None,
+            hook: None,
+            usage_unknown: false,
+            tool_calls,
+        };
+        outcome.apply_reconcile_rule();
+        outcome
+    }
+
+    /// A completed outcome.
+    #[must_use]
+    pub fn completed(tool_calls: Vec<ToolCallRecord>) -> Self {
+        Self::new(OutcomeReason::Completed, tool_calls)
+    }
+
+    /// Sets the error text.
+    #[must_use]
+    pub fn with_error(mut self, error: impl Into<String>) -> Self {
+        self.error = Some(error.into());
+        self
+    }
+
+    /// Sets the hook name.
+    #[must_use]
+    pub fn with_hook(mut self, hook: impl Into<String>) -> Self {
+        self.hook = Some(hook.into());
+        self
+    }
+
+    /// `next` becomes `reconcile` when any non-read-only call is `unknown`.
+    pub fn apply_reconcile_rule(&mut self) {
+        if self.tool_calls.iter().any(|c| c.state == ToolCallState::Unknown && !c.read_only) {
+            self.next = NextStep::Reconcile;
+        }
+    }
+
+    /// The status this outcome closes the turn with.
+    #[must_use]
+    pub fn status(&self) -> TurnStatus {
+        self.reason.status()
+    }
+}
+
+/// A call waiting for an external result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PendingToolCall {
+    /// Call id.
+    pub id: String,
+    /// Tool name.
+    pub name: String,
+    /// The call's input.
+    pub input: Value,
+    /// What the tool asked.
+    pub prompt: String,
+    /// Why.
+    #[serde(default)]
+    pub reason: SuspendReason,
+    /// The tool's metadata.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub metadata: Map<String, Value>,
+    /// The call halts its batch.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub halts_batch: bool,
+}
+
+impl PendingToolCall {
+    /// Decodes the call's input.
+    ///
+    /// # Errors
+    /// The serde error.
+    pub fn decode_input<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_value(self.input.clone())
+    }
+}
+
+/// A call of a suspended batch that already has its result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct CompletedToolCall {
+    /// Call id.
+    pub id: String,
+    /// Tool name.
+    pub name: String,
+    /// The call's input.
+    pub input: Value,
+    /// The result.
+    pub output: ToolOutput,
+}
+
+/// What a suspended turn waits for.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SuspensionState {
+    /// The suspended turn.
+    pub turn_id: String,
+    /// Calls waiting for results, in call order.
+    pub pending: Vec<PendingToolCall>,
+    /// Calls of the batch that finished.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub completed: Vec<CompletedToolCall>,
+    /// The batch was halted by a failed halting call.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub batch_halted: bool,
+    /// The turn's messages so far (input first).
+    #[serde(default)]
+    pub turn_messages: Vec<Message>,
+    /// Usage so far.
+    #[serde(default)]
+    pub usage: Usage,
+}
+
+impl SuspensionState {
+    /// Whether any call still waits.
+    #[must_use]
+    pub fn is_waiting(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// The pending call with this id.
+    #[must_use]
+    pub fn pending_call(&self, id: &str) -> Option<&PendingToolCall> {
+        self.pending.iter().find(|p| p.id == id)
+    }
+}
+
+/// How a turn started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TurnOrigin {
+    /// New input.
+    Input,
+    /// Delivered background results of an earlier turn.
+    Background {
+        /// The turn that started the tasks.
+        from_turn_id: String,
+    },
+    /// Seeded by a session-start hook.
+    SessionStart,
+}
+
+/// Whether the turn reached the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Persistence {
+    /// No session: the caller keeps the turn.
+    #[default]
+    None,
+    /// Saved.
+    Saved,
+    /// Saving failed; the error says why.
+    Failed,
+    /// A save timed out or failed in a way that may have landed.
+    Unknown,
+}
+
+/// One turn: the unit a session stores and a response returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Turn {
+    /// Record schema version.
+    #[serde(default = "default_schema")]
+    pub schema: u32,
+    /// Turn id.
+    pub id: String,
+    /// How it started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<TurnOrigin>,
+    /// Status.
+    pub status: TurnStatus,
+    /// Messages of the turn, input first: what a stateless caller appends to its history.
+    pub messages: Vec<Message>,
+    /// Number of leading messages that were input.
+    #[serde(default)]
+    pub input_count: usize,
+    /// Cumulative usage of every model call of the turn.
+    #[serde(default)]
+    pub usage: Usage,
+    /// How it ended (absent while running).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<TurnOutcome>,
+    /// What a suspended turn waits for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspension: Option<SuspensionState>,
+    /// Tool-call states while running (step checkpoints).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCallRecord>,
+    /// Session revision this record was written at.
+    #[serde(default)]
+    pub revision: u64,
+    /// An incomplete turn followed by new input (derived on load).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub superseded: bool,
+    /// Start time.
+    pub created_at: Timestamp,
+    /// Last change.
+    pub updated_at: Timestamp,
+    /// Whether it reached the store (not stored).
+    #[serde(skip)]
+    pub persistence: Persistence,
+}
+
+fn default_schema() -> u32 {
+    TURN_SCHEMA_VERSION
+}
+
+impl Turn {
+    /// A new running turn with its input.
+    #[must_use]
+    pub fn new(id: impl Into<String>, input: Vec<Message>) -> Self {
+        let now = Timestamp::now();
+        Self {
+            schema: TURN_SCHEMA_VERSION,
+            id: id.into(),
+            origin: Some(TurnOrigin::Input),
+            status: TurnStatus::Running,
+            input_count: input.len(),
+            messages: input,
+            usage: Usage::default(),
+            outcome: None,
+            suspension: None,
+            tool_calls: Vec::new(),
+            revision: 0,
+            superseded: false,
+            created_at: now,
+            updated_at: now,
+            persistence: Persistence::None,
+        }
+    }
+
+    /// A completed turn from messages (for seeding and tests).
+    #[must_use]
+    pub fn completed(id: impl Into<String>, messages: Vec<Message>) -> Self {
+        let mut turn = Self::new(id, messages);
+        turn.input_count = 0;
+        turn.status = TurnStatus::Completed;
+        turn.outcome = Some(TurnOutcome::completed(Vec::new()));
+        turn
+    }
+
+    /// Closes the turn with an outcome, setting its status.
+    pub fn close(&mut self, outcome: TurnOutcome) {
+        self.status = outcome.status();
+        self.outcome = Some(outcome);
+        self.updated_at = Timestamp::now();
+    }
+
+    /// The input messages.
+    #[must_use]
+    pub fn input(&self) -> &[Message] {
+        &self.messages[..self.input_count.min(self.messages.len())]
+    }
+
+    /// Messages produced by the turn (after its input).
+    #[must_use]
+    pub fn output(&self) -> &[Message] {
+        &self.messages[self.input_count.min(self.messages.len())..]
+    }
+
+    /// Whether the turn is suspended.
+    #[must_use]
+    pub fn is_suspended(&self) -> bool {
+        self.status == TurnStatus::Suspended
+    }
+}
+
+/// Reads the latest turn outcome recorded in history (by the outcome reminder).
+///
+/// ```
+/// use dive_core::{Message, OutcomeReason, TurnOutcome, find_turn_outcome, outcome_reminder};
+/// let outcome = TurnOutcome::new(OutcomeReason::OutputLimit, vec![]);
+/// let history = vec![Message::user("hi"), outcome_reminder(&outcome).into_message()];
+/// assert_eq!(find_turn_outcome(&history), Some(outcome));
+/// ```
+#[must_use]
+pub fn find_turn_outcome(messages: &[Message]) -> Option<TurnOutcome> {
+    let reminder = find_latest_reminder(messages, OUTCOME_REMINDER_NAME)?;
+    let details = reminder.details.as_ref()?;
+    serde_json::from_value(details.get("outcome")?.clone()).ok()
+}
+
+/// The reminder that records an incomplete turn's outcome in history: text for the model,
+/// the structured outcome in its details.
+#[must_use]
+pub fn outcome_reminder(outcome: &TurnOutcome) -> crate::reminder::Reminder {
+    let reason = serde_json::to_value(&outcome.reason).ok().and_then(|v| v.as_str().map(str::to_owned));
+    let reason = reason.unwrap_or_else(|| "unknown".into());
+    let mut text = format!("The previous turn did not finish (reason: {reason}).");
+    if let Some(error) = &outcome.error {
+        text.push_str(&format!(" Error: {error}."));
+    }
+    let unknown: Vec<&str> = outcome
+        .tool_calls
+        .iter()
+        .filter(|c| c.state == ToolCallState::Unknown)
+        .map(|c| c.name.as_str())
+        .collect();
+    if !unknown.is_empty() {
+        text.push_str(&format!(
+            " These tool calls may have taken effect without a recorded result: {}. Check before repeating them.",
+            unknown.join(", ")
+        ));
+    }
+    let mut details = Map::new();
+    if let Ok(v) = serde_json::to_value(outcome) {
+        details.insert("outcome".into(), v);
+    }
+    crate::reminder::Reminder {
+        name: OUTCOME_REMINDER_NAME.to_owned(),
+        tier: crate::reminder::ReminderTier::Operator,
+        content: text,
+        details: Some(details),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reconcile_rule_respects_read_only() {
+        let mut read = ToolCallRecord::new("a", "read", ToolCallState::Unknown);
+        read.read_only = true;
+        let o = TurnOutcome::new(OutcomeReason::Canceled, vec![read.clone()]);
+        assert_eq!(o.next, NextStep::Input);
+        let write = ToolCallRecord::new("b", "write", ToolCallState::Unknown);
+        let o = TurnOutcome::new(OutcomeReason::Canceled, vec![read, write]);
+        assert_eq!(o.next, NextStep::Reconcile);
+    }
+
+    #[test]
+    fn table_of_reasons() {
+        use OutcomeReason as R;
+        for (r, next, err) in [
+            (R::Canceled, NextStep::Input, true),
+            (R::Deadline, NextStep::Continue, true),
+            (R::ProviderError, NextStep::Continue, true),
+            (R::StreamInterrupted, NextStep::Continue, true),
+            (R::HookAbort, NextStep::Input, true),
+            (R::CallbackError, NextStep::Continue, true),
+            (R::Error, NextStep::Input, true),
+            (R::OutputLimit, NextStep::Continue, false),
+            (R::ContextLimit, NextStep::Input, false),
+            (R::IterationLimit, NextStep::Continue, false),
+            (R::ProviderStopped, NextStep::Continue, false),
+            (R::Pause, NextStep::Continue, false),
+            (R::ProcessExit, NextStep::Continue, false),
+        ] {
+            assert_eq!((r.default_next(), r.returns_error()), (next, err), "{r:?}");
+            assert_eq!(r.status(), TurnStatus::Incomplete);
+        }
+    }
+
+    #[test]
+    fn unknown_reason_round_trips() {
+        let r: OutcomeReason = serde_json::from_str("\"from_the_future\"").unwrap();
+        assert_eq!(r, OutcomeReason::Other("from_the_future".into()));
+        assert_eq!(serde_json::to_string(&r).unwrap(), "\"from_the_future\"");
+        let known: OutcomeReason = serde_json::from_str("\"output_limit\"").unwrap();
+        assert_eq!(known, OutcomeReason::OutputLimit);
+    }
+}
