@@ -1,1 +1,42 @@
-fn main() {}
+//! Project automation: `cargo xtask ci` runs every check CI runs; the subcommands run one each.
+
+mod checks;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+commands:
+  ci              fmt, clippy, tests, docs, layering, features, tidy (what CI runs)
+  fmt             cargo fmt --check
+  clippy          cargo clippy on all targets with -D warnings
+  test            workspace tests (nextest when installed) and doc tests
+  doc             cargo doc with -D warnings
+  check-layers    dive-core's dependency allowlist and the crate layering
+  check-features  each crate builds alone; the facade with no and with each feature
+  tidy            every Rust file opens with a //! line";
+
+fn main() -> ExitCode {
+    let command = std::env::args().nth(1).unwrap_or_default();
+    let result = match command.as_str() {
+        "ci" => checks::ci(),
+        "fmt" => checks::fmt(),
+        "clippy" => checks::clippy(),
+        "test" => checks::test(),
+        "doc" => checks::doc(),
+        "check-layers" => checks::check_layers(),
+        "check-features" => checks::check_features(),
+        "tidy" => checks::tidy(),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask {command}: FAILED: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//! The testing kit for Dive for Rust, and for crates built on it.
+//!
+//! Use it as a dev-dependency to test agents, tools, hooks or your own provider-facing code
+//! without a network:
+//!
+//! - [`ScriptedModel`] plays a script of responses (or raw event streams, or errors) and
+//!   records every request;
+//! - [`TestModel`] needs no script: it calls each available tool once with arguments
+//!   generated from the tool's schema, then answers with a text summarising the results;
+//! - [`FunctionModel`] lets a closure decide each response;
+//! - [`RecordedRequests`] has assertion helpers over what a model was sent.
+//!
+//! ```
+//! use dive_core::{Llm, Message, ModelRequest, ModelResponse};
+//! use dive_test::ScriptedModel;
+//!
+//! let model = ScriptedModel::new([ModelResponse::text("Hello!")]);
+//! let response = futures::executor::block_on(model.generate(ModelRequest::new(vec![Message::user("hi")])))
+//!     .unwrap();
+//! assert_eq!(response.text_content(), "Hello!");
+//! model.requests().assert_count(1).assert_last_user_text("hi");
+//! ```
+#![deny(missing_docs)]
+
+mod function;
+mod recorded;
+mod schema_args;
+mod scripted;
+mod stream;
+mod test_model;
+
+pub use function::FunctionModel;
+pub use recorded::RecordedRequests;
+pub use schema_args::arguments_for_schema;
+pub use scripted::{ScriptStep, ScriptedModel};
+pub use test_model::TestModel;

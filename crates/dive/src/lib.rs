@@ -1,0 +1,14 @@
+//! Dive for Rust: build AI agents on the leading LLMs.
+//!
+//! This facade re-exports the vocabulary crate [`dive_core`] at its root. The engine, the
+//! providers (one feature each), the session stores and the toolkit join it as their crates
+//! land; `Cargo.toml` lists the features available in this version.
+//!
+//! ```
+//! use dive::{Message, Role};
+//! let m = Message::user("Hello");
+//! assert_eq!(m.role, Role::User);
+//! ```
+#![deny(missing_docs)]
+
+pub use dive_core::*;
