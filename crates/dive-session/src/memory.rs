@@ -1,0 +1,162 @@
+//! [`MemoryStore`] and [`MemorySession`]: sessions kept in process memory.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use dive_core::{
+    BoxFuture, ListOptions, Session, SessionClaimer, SessionError, SessionPage, SessionSnapshot,
+    SessionStore, Timestamp, Turn, TurnStore, validate_session_id,
+};
+
+use crate::log::SessionLog;
+
+#[derive(Debug)]
+struct State {
+    log: SessionLog,
+    claim: Option<(String, Timestamp)>,
+}
+
+/// A session in memory. Implements [`Session`], [`TurnStore`] and [`SessionClaimer`]
+/// (claims are in-process leases).
+#[derive(Debug, Clone)]
+pub struct MemorySession {
+    id: String,
+    state: Arc<Mutex<State>>,
+}
+
+impl MemorySession {
+    /// A new empty session not attached to a store.
+    #[must_use]
+    pub fn new(id: impl Into<String>) -> Self {
+        let id = id.into();
+        Self { state: Arc::new(Mutex::new(State { log: SessionLog::new(id.clone()), claim: None })), id }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Every turn (superseded incomplete turns marked).
+    #[must_use]
+    pub fn turns(&self) -> Vec<Turn> {
+        self.lock().log.turns()
+    }
+
+    /// The current revision.
+    #[must_use]
+    pub fn revision(&self) -> u64 {
+        self.lock().log.revision
+    }
+}
+
+fn ready<T: Send + 'static>(value: T) -> BoxFuture<'static, T> {
+    Box::pin(std::future::ready(value))
+}
+
+impl Session for MemorySession {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn load(&self) -> BoxFuture<'_, Result<SessionSnapshot, SessionError>> {
+        let mut state = self.lock();
+        state.log.recover_running_turn();
+        ready(Ok(state.log.snapshot()))
+    }
+
+    fn save_turn<'a>(&'a self, turn: &'a Turn) -> BoxFuture<'a, Result<u64, SessionError>> {
+        ready(self.lock().log.record(turn))
+    }
+
+    fn as_turn_store(&self) -> Option<&dyn TurnStore> {
+        Some(self)
+    }
+
+    fn as_claimer(&self) -> Option<&dyn SessionClaimer> {
+        Some(self)
+    }
+}
+
+impl TurnStore for MemorySession {
+    fn checkpoint_turn<'a>(
+        &'a self,
+        expected_revision: u64,
+        turn: &'a Turn,
+    ) -> BoxFuture<'a, Result<u64, SessionError>> {
+        ready(self.lock().log.checkpoint(expected_revision, turn))
+    }
+}
+
+impl SessionClaimer for MemorySession {
+    fn claim<'a>(&'a self, owner: &'a str, ttl: Duration) -> BoxFuture<'a, Result<(), SessionError>> {
+        let now = Timestamp::now();
+        let mut state = self.lock();
+        let result = match &state.claim {
+            Some((holder, expires)) if holder != owner && *expires > now => {
+                Err(SessionError::Claimed { id: self.id.clone(), owner: holder.clone() })
+            }
+            _ => {
+                let ttl_ms = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
+                let expires = Timestamp::from_millis(now.as_millis().saturating_add(ttl_ms));
+                state.claim = Some((owner.to_owned(), expires));
+                Ok(())
+            }
+        };
+        ready(result)
+    }
+
+    fn release<'a>(&'a self, owner: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {
+        let mut state = self.lock();
+        if state.claim.as_ref().is_some_and(|(holder, _)| holder == owner) {
+            state.claim = None;
+        }
+        ready(Ok(()))
+    }
+}
+
+/// Sessions kept in memory, one live [`MemorySession`] per id (all handles share it).
+#[derive(Debug, Clone, Default)]
+pub struct MemoryStore {
+    sessions: Arc<Mutex<HashMap<String, MemorySession>>>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, MemorySession>> {
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl SessionStore for MemoryStore {
+    fn open<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
+        let result = validate_session_id(id).map(|()| {
+            let session = self.lock().entry(id.to_owned()).or_insert_with(|| MemorySession::new(id)).clone();
+            Arc::new(session) as Arc<dyn Session>
+        });
+        ready(result)
+    }
+
+    fn list<'a>(&'a self, options: &'a ListOptions) -> BoxFuture<'a, Result<SessionPage, SessionError>> {
+        let mut infos: Vec<_> = self
+            .lock()
+            .values()
+            .map(|s| s.lock().log.info.clone())
+            .filter(|i| options.suspended.is_none_or(|want| i.suspended == want))
+            .collect();
+        infos.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
+        let total = infos.len();
+        let page = infos.into_iter().skip(options.offset).take(options.limit.unwrap_or(usize::MAX)).collect();
+        ready(Ok(SessionPage::new(page, total)))
+    }
+
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {
+        self.lock().remove(id);
+        ready(Ok(()))
+    }
+}

@@ -1,0 +1,102 @@
+//! The in-memory store follows the turn-record rules of reference §6.11–6.12.
+
+use std::time::Duration;
+
+use dive_core::{
+    ListOptions, Message, NextStep, OutcomeReason, SessionError, SessionStore, ToolCallRecord, ToolCallState,
+    Turn, TurnOutcome, TurnStatus,
+};
+use dive_session::{MemorySession, MemoryStore};
+use futures::executor::block_on;
+
+fn incomplete(id: &str) -> Turn {
+    let mut t = Turn::new(id, vec![Message::user("go")]);
+    t.close(TurnOutcome::new(OutcomeReason::OutputLimit, vec![]));
+    t
+}
+
+#[test]
+fn revisions_advance_and_stale_checkpoints_are_refused() {
+    let s = MemorySession::new("s1");
+    let store = s.as_turn_store_for_test();
+    assert_eq!(
+        block_on(store.checkpoint_turn(0, &Turn::completed("t1", vec![Message::user("a")]))).unwrap(),
+        1
+    );
+    let err = block_on(store.checkpoint_turn(0, &Turn::completed("t2", vec![]))).unwrap_err();
+    assert!(matches!(err, SessionError::RevisionConflict { expected: 0, actual: 1, .. }));
+    let snap = block_on(store.load()).unwrap();
+    assert_eq!((snap.revision, snap.history.len()), (1, 1));
+}
+
+#[test]
+fn open_turn_is_replaced_then_superseded() {
+    let s = MemorySession::new("s2");
+    let store = s.as_turn_store_for_test();
+    block_on(store.save_turn(&incomplete("t1"))).unwrap();
+    let mut continued = incomplete("t1");
+    continued.messages.push(Message::assistant("more"));
+    block_on(store.save_turn(&continued)).unwrap();
+    let snap = block_on(store.load()).unwrap();
+    assert_eq!(snap.open_turn.as_ref().map(|t| t.messages.len()), Some(2));
+    block_on(store.save_turn(&Turn::completed("t2", vec![Message::user("new")]))).unwrap();
+    let turns = s.turns();
+    assert_eq!(turns.len(), 2);
+    assert!(turns[0].superseded);
+    let closed_again = block_on(store.save_turn(&Turn::completed("t1", vec![]))).unwrap_err();
+    assert!(matches!(closed_again, SessionError::Rejected(_)));
+}
+
+#[test]
+fn running_turn_is_closed_as_process_exit_on_load() {
+    let s = MemorySession::new("s3");
+    let store = s.as_turn_store_for_test();
+    let mut running = Turn::new("t1", vec![Message::user("deploy")]);
+    running.tool_calls = vec![ToolCallRecord::new("c1", "bash", ToolCallState::Running)];
+    block_on(store.save_turn(&running)).unwrap();
+    let snap = block_on(store.load()).unwrap();
+    let turn = snap.open_turn.unwrap();
+    assert_eq!(turn.status, TurnStatus::Incomplete);
+    let outcome = turn.outcome.unwrap();
+    assert_eq!(outcome.reason, OutcomeReason::ProcessExit);
+    assert_eq!(outcome.tool_calls[0].state, ToolCallState::Unknown);
+    assert_eq!(outcome.next, NextStep::Reconcile);
+}
+
+#[test]
+fn claims_exclude_other_owners_until_expiry() {
+    let s = MemorySession::new("s4");
+    use dive_core::SessionClaimer;
+    block_on(s.claim("a", Duration::from_secs(30))).unwrap();
+    assert!(matches!(block_on(s.claim("b", Duration::from_secs(30))), Err(SessionError::Claimed { .. })));
+    block_on(s.release("a")).unwrap();
+    block_on(s.claim("b", Duration::from_millis(1))).unwrap();
+    std::thread::sleep(Duration::from_millis(5));
+    block_on(s.claim("a", Duration::from_secs(1))).unwrap();
+}
+
+#[test]
+fn store_opens_lists_and_deletes() {
+    let store = MemoryStore::new();
+    assert!(matches!(block_on(store.open("../x")), Err(SessionError::InvalidId { .. })));
+    let a = block_on(store.open("a")).unwrap();
+    block_on(a.save_turn(&Turn::completed("t", vec![Message::user("hi")]))).unwrap();
+    let again = block_on(store.open("a")).unwrap();
+    assert_eq!(block_on(again.load()).unwrap().revision, 1, "handles share one session");
+    block_on(store.open("b")).unwrap();
+    let page = block_on(store.list(&ListOptions::page(0, 1))).unwrap();
+    assert_eq!((page.total, page.sessions.len()), (2, 1));
+    block_on(store.delete("a")).unwrap();
+    assert_eq!(block_on(store.list(&ListOptions::all())).unwrap().total, 1);
+}
+
+trait ForTest {
+    fn as_turn_store_for_test(&self) -> &dyn dive_core::TurnStore;
+}
+
+impl ForTest for MemorySession {
+    fn as_turn_store_for_test(&self) -> &dyn dive_core::TurnStore {
+        use dive_core::Session;
+        self.as_turn_store().expect("memory sessions are turn stores")
+    }
+}
