@@ -95,6 +95,7 @@ trait ForTest {
 }
 
 impl ForTest for MemorySession {
+    #[allow(clippy::expect_used)] // test helper
     fn as_turn_store_for_test(&self) -> &dyn dive_core::TurnStore {
         use dive_core::Session;
         self.as_turn_store().expect("memory sessions are turn stores")
