@@ -101,3 +101,8 @@ impl ForTest for MemorySession {
         self.as_turn_store().expect("memory sessions are turn stores")
     }
 }
+
+#[test]
+fn memory_store_passes_the_conformance_suite() {
+    block_on(dive_test::conformance::session_store_conformance(MemoryStore::new));
+}

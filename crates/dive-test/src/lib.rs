@@ -8,7 +8,9 @@
 //! - [`TestModel`] needs no script: it calls each available tool once with arguments
 //!   generated from the tool's schema, then answers with a text summarising the results;
 //! - [`FunctionModel`] lets a closure decide each response;
-//! - [`RecordedRequests`] has assertion helpers over what a model was sent.
+//! - [`RecordedRequests`] has assertion helpers over what a model was sent;
+//! - [`conformance::session_store_conformance`] checks a session store against the rules
+//!   every store must follow.
 //!
 //! ```
 //! use dive_core::{Llm, Message, ModelRequest, ModelResponse};
@@ -22,6 +24,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod conformance;
 mod function;
 mod recorded;
 mod schema_args;
