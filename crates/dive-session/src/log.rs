@@ -129,6 +129,17 @@ impl SessionLog {
         turns
     }
 
+    /// Recomputes the summary (event count, suspension, last update) from the turns, e.g.
+    /// after reading a file whose header predates its last appends.
+    pub fn refresh_info(&mut self) {
+        self.info.event_count = self.turns.len() as u64;
+        self.info.suspended =
+            self.open_index().is_some_and(|i| self.turns[i].status == TurnStatus::Suspended);
+        if let Some(latest) = self.turns.iter().map(|t| t.updated_at).max() {
+            self.info.updated_at = self.info.updated_at.max(latest);
+        }
+    }
+
     fn touch(&mut self) {
         self.info.updated_at = Timestamp::now();
         self.info.event_count = self.turns.len() as u64;

@@ -1,0 +1,86 @@
+//! The JSONL store: conformance, durability across reopen, torn lines, corruption, newer lines.
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
+
+use dive_core::{Message, SessionError, SessionStore, Turn};
+use dive_session::FileStore;
+use futures::executor::block_on;
+
+#[test]
+fn file_store_passes_the_conformance_suite() {
+    let dirs: std::cell::RefCell<Vec<tempfile::TempDir>> = Default::default();
+    block_on(dive_test::conformance::session_store_conformance(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileStore::new(dir.path()).unwrap();
+        dirs.borrow_mut().push(dir);
+        store
+    }));
+}
+
+fn save(store: &FileStore, id: &str, turn: &Turn) {
+    let s = block_on(store.open(id)).unwrap();
+    block_on(s.save_turn(turn)).unwrap();
+}
+
+#[test]
+fn turns_survive_a_new_store_instance() {
+    let dir = tempfile::tempdir().unwrap();
+    save(&FileStore::new(dir.path()).unwrap(), "s", &Turn::completed("t1", vec![Message::user("one")]));
+    save(&FileStore::new(dir.path()).unwrap(), "s", &Turn::completed("t2", vec![Message::user("two")]));
+    let s = block_on(FileStore::new(dir.path()).unwrap().open("s")).unwrap();
+    let snap = block_on(s.load()).unwrap();
+    assert_eq!(snap.history.len(), 2);
+    assert_eq!(snap.revision, 2);
+    let text = std::fs::read_to_string(dir.path().join("s.jsonl")).unwrap();
+    assert_eq!(text.lines().count(), 3, "header + one appended line a turn:\n{text}");
+}
+
+#[test]
+fn a_torn_final_line_is_dropped_and_healed() {
+    let dir = tempfile::tempdir().unwrap();
+    save(&FileStore::new(dir.path()).unwrap(), "s", &Turn::completed("t1", vec![Message::user("kept")]));
+    let path = dir.path().join("s.jsonl");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"line_type\":\"turn\",\"data\":{\"id\":\"t2\",\"sta");
+    std::fs::write(&path, &text).unwrap();
+    let s = block_on(FileStore::new(dir.path()).unwrap().open("s")).unwrap();
+    assert_eq!(block_on(s.load()).unwrap().history[0].text(), "kept");
+    let healed = std::fs::read_to_string(&path).unwrap();
+    assert!(healed.ends_with('\n') && !healed.contains("\"t2\""), "file healed:\n{healed}");
+}
+
+#[test]
+fn corruption_in_the_middle_is_a_typed_error_and_the_file_is_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::new(dir.path()).unwrap();
+    save(&store, "s", &Turn::completed("t1", vec![Message::user("a")]));
+    save(&store, "s", &Turn::completed("t2", vec![Message::user("b")]));
+    let path = dir.path().join("s.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[1] = "{not json";
+    let broken = format!("{}\n", lines.join("\n"));
+    std::fs::write(&path, &broken).unwrap();
+    let err = block_on(FileStore::new(dir.path()).unwrap().open("s")).err().unwrap();
+    assert!(matches!(err, SessionError::Corrupt { line: Some(2), .. }), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), broken, "never overwritten");
+}
+
+#[test]
+fn lines_from_newer_versions_are_kept_on_rewrite() {
+    let dir = tempfile::tempdir().unwrap();
+    save(&FileStore::new(dir.path()).unwrap(), "s", &Turn::completed("t1", vec![Message::user("a")]));
+    let path = dir.path().join("s.jsonl");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"line_type\":\"hologram\",\"data\":{\"x\":1}}\n");
+    std::fs::write(&path, &text).unwrap();
+    let store = FileStore::new(dir.path()).unwrap();
+    let s = block_on(store.open("s")).unwrap();
+    let mut open = Turn::new("t2", vec![Message::user("b")]);
+    open.close(dive_core::TurnOutcome::new(dive_core::OutcomeReason::OutputLimit, vec![]));
+    block_on(s.save_turn(&open)).unwrap();
+    open.messages.push(Message::assistant("c"));
+    block_on(s.save_turn(&open)).unwrap(); // replaces the open turn: a full rewrite
+    let after = std::fs::read_to_string(&path).unwrap();
+    assert!(after.contains("\"line_type\":\"hologram\""), "{after}");
+    assert_eq!(block_on(s.load()).unwrap().open_turn.unwrap().messages.len(), 2);
+}
