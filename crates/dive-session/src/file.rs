@@ -8,8 +8,8 @@
 //! else is a [`SessionError::Corrupt`] naming the line, and the file is left untouched. Lines
 //! of types from newer versions are kept and written back unchanged.
 //!
-//! File I/O runs inline in the returned futures (appends are one small write); this store has
-//! no claims yet.
+//! Claims are `{id}.claim` files replaced under an OS lock on `{id}.claim.lock`. File I/O
+//! runs inline in the returned futures (appends are one small write).
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
@@ -18,11 +18,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use dive_core::{
-    BoxFuture, ListOptions, Session, SessionError, SessionInfo, SessionPage, SessionSnapshot, SessionStore,
-    Turn, TurnStore, validate_session_id,
+    BoxFuture, ListOptions, Session, SessionClaimer, SessionError, SessionInfo, SessionPage, SessionSnapshot,
+    SessionStore, Turn, TurnStore, validate_session_id,
 };
 use serde_json::{Value, json};
 
+use crate::claim::ClaimFiles;
 use crate::log::SessionLog;
 
 /// Sessions stored as JSONL files in a directory.
@@ -67,6 +68,7 @@ impl FileStore {
             id: id.to_owned(),
             path,
             fsync_appends: self.fsync_appends,
+            claims: ClaimFiles::new(&self.dir, id),
             state: Mutex::new(state),
         });
         live.insert(id.to_owned(), Arc::clone(&session));
@@ -199,6 +201,7 @@ pub struct FileSession {
     id: String,
     path: PathBuf,
     fsync_appends: bool,
+    claims: ClaimFiles,
     state: Mutex<FileState>,
 }
 
@@ -281,6 +284,24 @@ impl Session for FileSession {
     fn as_turn_store(&self) -> Option<&dyn TurnStore> {
         Some(self)
     }
+
+    fn as_claimer(&self) -> Option<&dyn SessionClaimer> {
+        Some(self)
+    }
+}
+
+impl SessionClaimer for FileSession {
+    fn claim<'a>(
+        &'a self,
+        owner: &'a str,
+        ttl: std::time::Duration,
+    ) -> BoxFuture<'a, Result<(), SessionError>> {
+        ready(self.claims.claim(owner, ttl))
+    }
+
+    fn release<'a>(&'a self, owner: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {
+        ready(self.claims.release(owner))
+    }
 }
 
 impl TurnStore for FileSession {
@@ -329,6 +350,7 @@ impl SessionStore for FileStore {
     fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {
         let result = validate_session_id(id).and_then(|()| {
             self.live.lock().unwrap_or_else(PoisonError::into_inner).remove(id);
+            ClaimFiles::new(&self.dir, id).remove();
             match fs::remove_file(self.path(id)) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(SessionError::Io(e)),
                 _ => Ok(()),

@@ -84,3 +84,19 @@ fn lines_from_newer_versions_are_kept_on_rewrite() {
     assert!(after.contains("\"line_type\":\"hologram\""), "{after}");
     assert_eq!(block_on(s.load()).unwrap().open_turn.unwrap().messages.len(), 2);
 }
+
+#[test]
+fn claims_exclude_owners_across_store_instances() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = block_on(FileStore::new(dir.path()).unwrap().open("s")).unwrap();
+    let b = block_on(FileStore::new(dir.path()).unwrap().open("s")).unwrap();
+    let ttl = std::time::Duration::from_secs(30);
+    block_on(a.as_claimer().unwrap().claim("proc-a", ttl)).unwrap();
+    let refused = block_on(b.as_claimer().unwrap().claim("proc-b", ttl));
+    assert!(
+        matches!(refused, Err(SessionError::Claimed { ref owner, .. }) if owner == "proc-a"),
+        "{refused:?}"
+    );
+    block_on(a.as_claimer().unwrap().release("proc-a")).unwrap();
+    block_on(b.as_claimer().unwrap().claim("proc-b", ttl)).unwrap();
+}
