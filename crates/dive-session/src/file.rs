@@ -19,12 +19,12 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use dive_core::{
     BoxFuture, ListOptions, Session, SessionClaimer, SessionError, SessionInfo, SessionPage, SessionSnapshot,
-    SessionStore, Turn, TurnStore, validate_session_id,
+    SessionStore, Turn, TurnStore, future::ready, validate_session_id,
 };
 use serde_json::{Value, json};
 
 use crate::claim::ClaimFiles;
-use crate::log::SessionLog;
+use crate::log::{SessionLog, page_of};
 
 /// Sessions stored as JSONL files in a directory.
 #[derive(Debug, Clone)]
@@ -220,9 +220,8 @@ impl FileSession {
         let mut next = state.log.clone();
         let turns_before = next.turns.len();
         let revision = apply(&mut next)?;
-        let appended = next.turns.len() == turns_before + 1
-            && next.turns[..turns_before] == state.log.turns[..]
-            && state.exists;
+        // A write either appends one turn or changes existing ones (which needs a rewrite).
+        let appended = next.turns.len() == turns_before + 1 && state.exists;
         let candidate = FileState { log: next, foreign: std::mem::take(&mut state.foreign), exists: true };
         let result = if appended { self.append(&candidate) } else { rewrite(&self.path, &candidate) };
         match result {
@@ -250,21 +249,13 @@ impl FileSession {
     }
 }
 
-fn ready<T: Send + 'static>(value: T) -> BoxFuture<'static, T> {
-    Box::pin(std::future::ready(value))
-}
-
 impl Session for FileSession {
     fn id(&self) -> &str {
         &self.id
     }
 
     fn load(&self) -> BoxFuture<'_, Result<SessionSnapshot, SessionError>> {
-        let needs_recovery = {
-            let state = self.lock();
-            let mut probe = state.log.clone();
-            probe.recover_running_turn()
-        };
+        let needs_recovery = self.lock().log.has_running_turn();
         let result = if needs_recovery {
             self.write(|log| {
                 log.recover_running_turn();
@@ -322,6 +313,7 @@ impl SessionStore for FileStore {
     fn list<'a>(&'a self, options: &'a ListOptions) -> BoxFuture<'a, Result<SessionPage, SessionError>> {
         let result = (|| {
             let mut infos = Vec::new();
+            // Every `{id}.jsonl` in the directory, including sessions other processes wrote.
             for entry in fs::read_dir(&self.dir)? {
                 let path = entry?.path();
                 let Some(id) =
@@ -332,17 +324,9 @@ impl SessionStore for FileStore {
                 if validate_session_id(id).is_err() {
                     continue;
                 }
-                let session = self.open_sync(id)?;
-                let info = session.lock().log.info.clone();
-                if options.suspended.is_none_or(|want| info.suspended == want) {
-                    infos.push(info);
-                }
+                infos.push(self.open_sync(id)?.lock().log.info.clone());
             }
-            infos.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
-            let total = infos.len();
-            let page =
-                infos.into_iter().skip(options.offset).take(options.limit.unwrap_or(usize::MAX)).collect();
-            Ok(SessionPage::new(page, total))
+            Ok(page_of(infos, options))
         })();
         ready(result)
     }

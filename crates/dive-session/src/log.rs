@@ -1,8 +1,8 @@
 //! [`SessionLog`]: the turn-record rules of reference §6.11–6.12, independent of storage.
 
 use dive_core::{
-    NextStep, OutcomeReason, SessionError, SessionInfo, SessionSnapshot, Timestamp, ToolCallState, Turn,
-    TurnOutcome, TurnStatus,
+    ListOptions, OutcomeReason, SessionError, SessionInfo, SessionPage, SessionSnapshot, Timestamp,
+    ToolCallState, Turn, TurnOutcome, TurnStatus,
 };
 
 /// A session's turns and revision, with the rules for recording a turn.
@@ -83,13 +83,18 @@ impl SessionLog {
         self.record(turn)
     }
 
+    /// Whether the open turn was left `running` (by a process that died mid-turn).
+    #[must_use]
+    pub fn has_running_turn(&self) -> bool {
+        self.open_index().is_some_and(|i| self.turns[i].status == TurnStatus::Running)
+    }
+
     /// Closes a turn left `running` by a dead process; returns whether it changed anything.
     pub fn recover_running_turn(&mut self) -> bool {
-        let Some(i) = self.open_index() else { return false };
-        if self.turns[i].status != TurnStatus::Running {
+        if !self.has_running_turn() {
             return false;
         }
-        let turn = &mut self.turns[i];
+        let Some(turn) = self.turns.last_mut() else { return false };
         let mut calls = turn.tool_calls.clone();
         for c in &mut calls {
             if c.state == ToolCallState::Running {
@@ -142,14 +147,16 @@ impl SessionLog {
 
     fn touch(&mut self) {
         self.info.updated_at = Timestamp::now();
-        self.info.event_count = self.turns.len() as u64;
-        self.info.suspended =
-            self.open_index().is_some_and(|i| self.turns[i].status == TurnStatus::Suspended);
+        self.refresh_info();
     }
+}
 
-    /// Whether the open turn needs reconciling.
-    #[must_use]
-    pub fn needs_reconcile(&self) -> bool {
-        self.turns.last().and_then(|t| t.outcome.as_ref()).is_some_and(|o| o.next == NextStep::Reconcile)
-    }
+/// One page of `infos` for `options`: filtered by suspension, most recently updated first.
+pub(crate) fn page_of(infos: impl IntoIterator<Item = SessionInfo>, options: &ListOptions) -> SessionPage {
+    let mut infos: Vec<_> =
+        infos.into_iter().filter(|i| options.suspended.is_none_or(|want| i.suspended == want)).collect();
+    infos.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
+    let total = infos.len();
+    let page = infos.into_iter().skip(options.offset).take(options.limit.unwrap_or(usize::MAX)).collect();
+    SessionPage::new(page, total)
 }

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use dive_core::{
     BoxFuture, ListOptions, Session, SessionClaimer, SessionError, SessionPage, SessionSnapshot,
-    SessionStore, Timestamp, Turn, TurnStore, validate_session_id,
+    SessionStore, Timestamp, Turn, TurnStore, future::ready, validate_session_id,
 };
 
-use crate::log::SessionLog;
+use crate::log::{SessionLog, page_of};
 
 #[derive(Debug)]
 struct State {
@@ -48,10 +48,6 @@ impl MemorySession {
     pub fn revision(&self) -> u64 {
         self.lock().log.revision
     }
-}
-
-fn ready<T: Send + 'static>(value: T) -> BoxFuture<'static, T> {
-    Box::pin(std::future::ready(value))
 }
 
 impl Session for MemorySession {
@@ -143,16 +139,8 @@ impl SessionStore for MemoryStore {
     }
 
     fn list<'a>(&'a self, options: &'a ListOptions) -> BoxFuture<'a, Result<SessionPage, SessionError>> {
-        let mut infos: Vec<_> = self
-            .lock()
-            .values()
-            .map(|s| s.lock().log.info.clone())
-            .filter(|i| options.suspended.is_none_or(|want| i.suspended == want))
-            .collect();
-        infos.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
-        let total = infos.len();
-        let page = infos.into_iter().skip(options.offset).take(options.limit.unwrap_or(usize::MAX)).collect();
-        ready(Ok(SessionPage::new(page, total)))
+        let infos: Vec<_> = self.lock().values().map(|s| s.lock().log.info.clone()).collect();
+        ready(Ok(page_of(infos, options)))
     }
 
     fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {

@@ -29,7 +29,6 @@ mod function;
 mod recorded;
 mod schema_args;
 mod scripted;
-mod stream;
 mod test_model;
 
 pub use function::FunctionModel;

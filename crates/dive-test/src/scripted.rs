@@ -5,11 +5,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use dive_core::{
     BoxFuture, EventStream, Llm, LlmError, LlmErrorKind, ModelRequest, ModelResponse, ResponseAccumulator,
-    StreamEvent,
+    StreamEvent, future::iter_stream,
 };
 
 use crate::recorded::RecordedRequests;
-use crate::stream::event_stream;
 
 /// One step of a script.
 #[non_exhaustive]
@@ -144,10 +143,8 @@ impl Llm for ScriptedModel {
         let step = self.next_step(request);
         Box::pin(async move {
             match step? {
-                ScriptStep::Response(r) => {
-                    Ok(event_stream(StreamEvent::sequence_for(&r).into_iter().map(Ok).collect()))
-                }
-                ScriptStep::Events(events) => Ok(event_stream(events)),
+                ScriptStep::Response(r) => Ok(iter_stream(StreamEvent::sequence_for(&r).into_iter().map(Ok))),
+                ScriptStep::Events(events) => Ok(iter_stream(events)),
                 ScriptStep::Error(e) => Err(e),
             }
         })

@@ -31,7 +31,7 @@ pub use unanswered::{
 pub use usage::{Cost, LongContextPricing, Pricing, Usage};
 
 use crate::error::LlmError;
-use crate::future::{BoxFuture, BoxStream};
+use crate::future::{BoxFuture, BoxStream, iter_stream};
 
 /// A stream of model events.
 pub type EventStream = BoxStream<Result<StreamEvent, LlmError>>;
@@ -73,8 +73,7 @@ pub trait Llm: Send + Sync {
         Box::pin(async move {
             let response = self.generate(request).await?;
             let events = StreamEvent::sequence_for(&response);
-            let stream: EventStream = Box::pin(Iter(events.into_iter()));
-            Ok(stream)
+            Ok(iter_stream(events.into_iter().map(Ok)))
         })
     }
 
@@ -107,20 +106,5 @@ impl<T: Llm + ?Sized> Llm for Arc<T> {
     }
     fn model_info(&self) -> Option<ModelInfo> {
         (**self).model_info()
-    }
-}
-
-/// A stream over an iterator (futures-core has no `stream::iter`).
-struct Iter<I>(I);
-
-impl<I> Unpin for Iter<I> {}
-
-impl<I: Iterator<Item = StreamEvent>> futures_core::Stream for Iter<I> {
-    type Item = Result<StreamEvent, LlmError>;
-    fn poll_next(
-        mut self: std::pin::Pin<&mut Self>,
-        _cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Self::Item>> {
-        std::task::Poll::Ready(self.0.next().map(Ok))
     }
 }
