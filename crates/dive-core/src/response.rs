@@ -153,6 +153,28 @@ pub struct ModelCallRecord {
     pub error: Option<String>,
 }
 
+impl ModelCallRecord {
+    /// A record of a call to `requested_model` of `provider` in loop iteration `iteration`;
+    /// the engine fills in the rest as the call ends.
+    #[must_use]
+    pub fn new(iteration: u32, provider: impl Into<String>, requested_model: impl Into<String>) -> Self {
+        Self {
+            iteration,
+            provider: provider.into(),
+            requested_model: requested_model.into(),
+            served_model: String::new(),
+            response_id: String::new(),
+            stop_reason: String::new(),
+            stop_kind: StopKind::Other,
+            usage: Usage::default(),
+            streamed: false,
+            latency_ms: 0,
+            time_to_first_event_ms: None,
+            error: None,
+        }
+    }
+}
+
 /// Something that happened during an invocation, in order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

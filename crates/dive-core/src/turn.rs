@@ -298,6 +298,25 @@ pub struct PendingToolCall {
 }
 
 impl PendingToolCall {
+    /// A call waiting for `prompt` to be answered (reason: input required).
+    #[must_use]
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        input: Value,
+        prompt: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            input,
+            prompt: prompt.into(),
+            reason: SuspendReason::InputRequired,
+            metadata: Map::new(),
+            halts_batch: false,
+        }
+    }
+
     /// Decodes the call's input.
     ///
     /// # Errors
@@ -319,6 +338,14 @@ pub struct CompletedToolCall {
     pub input: Value,
     /// The result.
     pub output: ToolOutput,
+}
+
+impl CompletedToolCall {
+    /// A call that finished with `output`.
+    #[must_use]
+    pub fn new(id: impl Into<String>, name: impl Into<String>, input: Value, output: ToolOutput) -> Self {
+        Self { id: id.into(), name: name.into(), input, output }
+    }
 }
 
 /// What a suspended turn waits for.

@@ -28,7 +28,7 @@ pub enum AccumulateError {
     },
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Slot {
     index: usize,
     block: Content,
@@ -54,7 +54,7 @@ struct Slot {
 /// assert!(acc.is_complete());
 /// assert_eq!(acc.into_response().text_content(), "hello");
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct ResponseAccumulator {
     response: ModelResponse,
     slots: Vec<Slot>,
@@ -199,6 +199,23 @@ impl ResponseAccumulator {
     #[must_use]
     pub fn into_finished_response(mut self) -> ModelResponse {
         self.response.content = self.slots.into_iter().filter(|s| s.finished).map(|s| s.block).collect();
+        self.response
+    }
+
+    /// What to keep of an interrupted stream (reference §6.6 rule 4): every finished block,
+    /// plus a still-streaming text block when `keep_partial_text` is set. A still-streaming
+    /// tool call, thinking block (its signature comes last) or other block is dropped, and so
+    /// is a finished tool call whose input did not parse.
+    #[must_use]
+    pub fn into_partial_response(mut self, keep_partial_text: bool) -> ModelResponse {
+        self.response.content = self
+            .slots
+            .into_iter()
+            .filter(|s| {
+                (s.finished && !s.malformed) || (keep_partial_text && matches!(s.block, Content::Text(_)))
+            })
+            .map(|s| s.block)
+            .collect();
         self.response
     }
 }
@@ -362,6 +379,26 @@ mod tests {
         acc.add(&start_text(1)).unwrap();
         assert_eq!(acc.snapshot().content.len(), 2);
         assert_eq!(acc.into_finished_response().content.len(), 1);
+    }
+
+    #[test]
+    fn partial_response_keeps_streaming_text_but_not_tool_calls() {
+        let mut acc = ResponseAccumulator::new();
+        acc.add(&start_text(0)).unwrap();
+        acc.add(&StreamEvent::ContentBlockDelta {
+            index: 0,
+            delta: ContentDelta::TextDelta { text: "half an ans".into() },
+        })
+        .unwrap();
+        acc.add(&StreamEvent::ContentBlockStart {
+            index: 1,
+            content_block: Content::ToolUse(ToolUse::new("c1", "t", json!({}))),
+        })
+        .unwrap();
+        let kept = acc.clone().into_partial_response(true);
+        assert_eq!(kept.content.len(), 1);
+        assert_eq!(kept.content[0].as_text(), Some("half an ans"));
+        assert!(acc.into_partial_response(false).content.is_empty());
     }
 
     #[test]

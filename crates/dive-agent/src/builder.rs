@@ -1,0 +1,277 @@
+//! [`AgentBuilder`]: every agent option of reference §2.2.
+
+use std::collections::HashSet;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use dive_core::{Extension, Hooks, IntoTool, Llm, NopTracer, Session, Tool, Toolset, Tracer, new_id};
+
+use crate::agent::{Agent, AgentInner};
+use crate::error::AgentError;
+use crate::settings::ModelSettings;
+use crate::validate::SchemaCache;
+
+/// Default tool iterations a turn (the model may be called one more time than this).
+pub const DEFAULT_TOOL_ITERATION_LIMIT: u32 = 100;
+/// Default number of times a paused model response is resent within one turn.
+pub const DEFAULT_PAUSE_TURN_LIMIT: u32 = 10;
+/// Default bound on the end-of-turn session write.
+pub const DEFAULT_SAVE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default response timeout of a whole invocation.
+pub const DEFAULT_RESPONSE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// Builds an [`Agent`].
+///
+/// ```
+/// use std::sync::Arc;
+/// use dive_agent::{Agent, ModelSettings};
+/// use dive_test::TestModel;
+/// let agent = Agent::builder()
+///     .name("assistant")
+///     .system_prompt("You are helpful.")
+///     .model(Arc::new(TestModel::new()))
+///     .model_settings(ModelSettings::new().max_tokens(1024))
+///     .parallel_tool_execution(true)
+///     .build()
+///     .unwrap();
+/// assert_eq!(agent.name(), "assistant");
+/// ```
+#[must_use]
+pub struct AgentBuilder {
+    name: String,
+    id: Option<String>,
+    description: String,
+    version: String,
+    system_prompt: String,
+    model: Option<Arc<dyn Llm>>,
+    tools: Vec<Arc<dyn Tool>>,
+    toolsets: Vec<Arc<dyn Toolset>>,
+    extensions: Vec<Arc<dyn Extension>>,
+    hooks: Hooks,
+    settings: ModelSettings,
+    tracer: Arc<dyn Tracer>,
+    session: Option<Arc<dyn Session>>,
+    response_timeout: Option<Duration>,
+    tool_iteration_limit: u32,
+    parallel_tool_execution: bool,
+    pause_turn_limit: u32,
+    save_timeout: Duration,
+    drop_partial_text: bool,
+}
+
+impl std::fmt::Debug for AgentBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentBuilder").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl Default for AgentBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl AgentBuilder {
+    /// A builder with the defaults: name `agent`, 100 tool iterations, 30 min response
+    /// timeout, sequential tool execution, no session.
+    pub fn new() -> Self {
+        Self {
+            name: "agent".into(),
+            id: None,
+            description: String::new(),
+            version: String::new(),
+            system_prompt: String::new(),
+            model: None,
+            tools: Vec::new(),
+            toolsets: Vec::new(),
+            extensions: Vec::new(),
+            hooks: Hooks::new(),
+            settings: ModelSettings::default(),
+            tracer: Arc::new(NopTracer),
+            session: None,
+            response_timeout: Some(DEFAULT_RESPONSE_TIMEOUT),
+            tool_iteration_limit: DEFAULT_TOOL_ITERATION_LIMIT,
+            parallel_tool_execution: false,
+            pause_turn_limit: DEFAULT_PAUSE_TURN_LIMIT,
+            save_timeout: DEFAULT_SAVE_TIMEOUT,
+            drop_partial_text: false,
+        }
+    }
+
+    /// The agent's name (surfaced to hooks and tracing).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The agent's id (default: generated).
+    pub fn id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// The agent's description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = description.into();
+        self
+    }
+
+    /// The agent's version.
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// The base system prompt.
+    pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.system_prompt = prompt.into();
+        self
+    }
+
+    /// The model (required).
+    pub fn model(mut self, model: Arc<dyn Llm>) -> Self {
+        self.model = Some(model);
+        self
+    }
+
+    /// Adds a tool.
+    pub fn tool(mut self, tool: Arc<dyn Tool>) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Adds a typed tool.
+    pub fn typed_tool(self, tool: impl IntoTool) -> Self {
+        self.tool(tool.into_tool())
+    }
+
+    /// Adds tools.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
+    /// Adds a toolset, resolved before every model call.
+    pub fn toolset(mut self, toolset: Arc<dyn Toolset>) -> Self {
+        self.toolsets.push(toolset);
+        self
+    }
+
+    /// Adds an extension: its tools, hooks (after the agent's own) and rules (appended to
+    /// the system prompt) are merged at build.
+    pub fn extension(mut self, extension: Arc<dyn Extension>) -> Self {
+        self.extensions.push(extension);
+        self
+    }
+
+    /// Adds hooks (appended to any already added).
+    pub fn hooks(mut self, hooks: Hooks) -> Self {
+        self.hooks.extend(hooks);
+        self
+    }
+
+    /// Model options applied to every request.
+    pub fn model_settings(mut self, settings: ModelSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// The tracer (default: none).
+    pub fn tracer(mut self, tracer: Arc<dyn Tracer>) -> Self {
+        self.tracer = tracer;
+        self
+    }
+
+    /// The default session (a run's own session option wins).
+    pub fn session(mut self, session: Arc<dyn Session>) -> Self {
+        self.session = Some(session);
+        self
+    }
+
+    /// Bound on one invocation's active time (default 30 minutes; `None`: unbounded).
+    pub fn response_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.response_timeout = timeout;
+        self
+    }
+
+    /// Tool-batch iterations a turn (default 100); the last model call is told to answer
+    /// without tools.
+    pub fn tool_iteration_limit(mut self, limit: u32) -> Self {
+        self.tool_iteration_limit = limit;
+        self
+    }
+
+    /// Runs a batch of several tool calls concurrently (default off).
+    pub fn parallel_tool_execution(mut self, parallel: bool) -> Self {
+        self.parallel_tool_execution = parallel;
+        self
+    }
+
+    /// How many times a paused response is resent in one turn (default 10).
+    pub fn pause_turn_limit(mut self, limit: u32) -> Self {
+        self.pause_turn_limit = limit;
+        self
+    }
+
+    /// Bound on the end-of-turn session write (default 30 s).
+    pub fn save_timeout(mut self, timeout: Duration) -> Self {
+        self.save_timeout = timeout;
+        self
+    }
+
+    /// Drops half-streamed text of an interrupted model call instead of keeping it.
+    pub fn drop_partial_text(mut self, drop: bool) -> Self {
+        self.drop_partial_text = drop;
+        self
+    }
+
+    /// Builds the agent.
+    ///
+    /// # Errors
+    /// [`AgentError::Config`] when no model was given or two tools share a name.
+    pub fn build(self) -> Result<Agent, AgentError> {
+        let model = self.model.ok_or_else(|| AgentError::Config("no model: call .model(...)".into()))?;
+        let mut tools = self.tools;
+        let mut hooks = self.hooks;
+        let mut rules = Vec::new();
+        for ext in &self.extensions {
+            tools.extend(ext.tools());
+            hooks.extend(ext.hooks());
+            if let Some(r) = ext.rules().filter(|r| !r.trim().is_empty()) {
+                rules.push(r);
+            }
+        }
+        let mut seen = HashSet::new();
+        for tool in &tools {
+            if !seen.insert(tool.name().to_owned()) {
+                return Err(AgentError::Config(format!("two tools are named {:?}", tool.name())));
+            }
+        }
+        let id = self.id.unwrap_or_else(|| new_id("agent"));
+        Ok(Agent {
+            inner: Arc::new(AgentInner {
+                cache_key: format!("dive-agent-{id}"),
+                name: self.name,
+                id,
+                description: self.description,
+                version: self.version,
+                model: RwLock::new(model),
+                system_prompt: RwLock::new(self.system_prompt),
+                rules,
+                tools,
+                toolsets: self.toolsets,
+                hooks,
+                settings: self.settings,
+                tracer: self.tracer,
+                session: self.session,
+                response_timeout: self.response_timeout,
+                tool_iteration_limit: self.tool_iteration_limit,
+                parallel_tool_execution: self.parallel_tool_execution,
+                pause_turn_limit: self.pause_turn_limit,
+                save_timeout: self.save_timeout,
+                drop_partial_text: self.drop_partial_text,
+                schemas: SchemaCache::default(),
+            }),
+        })
+    }
+}

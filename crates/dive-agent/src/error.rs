@@ -1,0 +1,154 @@
+//! [`AgentError`]: why building an agent or running a turn failed.
+//!
+//! Errors before the turn boundary (building, loading the session, the session lock,
+//! SessionStart hooks) change nothing and carry no response. After the boundary every error
+//! carries the [`Response`] of the turn it ended, with its closed messages and outcome: see
+//! [`AgentError::response`].
+
+use dive_core::{BoxError, HookError, LlmError, OutcomeReason, Response, SessionError, ToolError};
+
+/// An agent could not be built, or a turn could not run to its end.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// The builder was given an invalid configuration (no model, duplicate tool names…).
+    #[error("invalid agent configuration: {0}")]
+    Config(String),
+    /// Loading the session failed before the turn started; nothing changed.
+    #[error("session error before the turn started: {0}")]
+    Session(#[from] SessionError),
+    /// A tool tried to run the agent on the session its own turn holds.
+    #[error(
+        "session {0:?} is already in use by this task (an agent called from inside its own turn); \
+         use another session or none"
+    )]
+    ReentrantSession(String),
+    /// A SessionStart hook failed; nothing changed.
+    #[error("session start hook failed: {0}")]
+    SessionStart(#[source] HookError),
+    /// The invocation asked for something the session state does not allow (input given while
+    /// the session is suspended, and similar); nothing changed.
+    #[error("{0}")]
+    Rejected(String),
+    /// The turn started and ended early; the response holds what happened.
+    #[error("{0}")]
+    Turn(Box<TurnError>),
+}
+
+impl AgentError {
+    /// The response of the turn this error ended, when the turn had started.
+    #[must_use]
+    pub fn response(&self) -> Option<&Response> {
+        match self {
+            Self::Turn(t) => Some(&t.response),
+            _ => None,
+        }
+    }
+
+    /// Takes the response out of the error, when the turn had started.
+    #[must_use]
+    pub fn into_response(self) -> Option<Response> {
+        match self {
+            Self::Turn(t) => Some(t.response),
+            _ => None,
+        }
+    }
+
+    /// The outcome reason of the turn this error ended, when the turn had started.
+    #[must_use]
+    pub fn reason(&self) -> Option<&OutcomeReason> {
+        match self {
+            Self::Turn(t) => Some(&t.reason),
+            _ => None,
+        }
+    }
+}
+
+/// A turn that started and ended with an error: its response, its outcome reason and the cause.
+#[derive(Debug, thiserror::Error)]
+#[error("turn ended early ({}): {cause}", reason_name(reason))]
+#[non_exhaustive]
+pub struct TurnError {
+    /// The response: output messages, items, usage, and `turn` with the closed record.
+    pub response: Response,
+    /// The outcome reason (`canceled`, `provider_error`, …).
+    pub reason: OutcomeReason,
+    /// What went wrong.
+    #[source]
+    pub cause: TurnFailure,
+}
+
+fn reason_name(reason: &OutcomeReason) -> String {
+    match reason {
+        OutcomeReason::Other(s) => s.clone(),
+        other => {
+            serde_json::to_value(other).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+        }
+    }
+}
+
+/// What ended a turn early.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TurnFailure {
+    /// Cancelled through the invocation's cancellation token.
+    #[error("the turn was cancelled")]
+    Cancelled,
+    /// Soft cancel requested: the turn stopped at a step boundary.
+    #[error("soft cancel requested")]
+    SoftCancelled,
+    /// The response timeout elapsed.
+    #[error("the response timeout elapsed")]
+    Deadline,
+    /// The model call failed (after the provider's retries).
+    #[error("model call failed: {0}")]
+    Model(#[source] LlmError),
+    /// A hook aborted the turn, or a PreGeneration/PreIteration hook failed.
+    #[error("hook failed: {0}")]
+    Hook(#[source] HookError),
+    /// The event callback returned an error.
+    #[error("event callback failed: {0}")]
+    Callback(#[source] BoxError),
+    /// A tool failed fatally (`ToolError::fatal`).
+    #[error("tool {tool} failed fatally: {source}")]
+    FatalTool {
+        /// The tool name.
+        tool: String,
+        /// Its error.
+        #[source]
+        source: ToolError,
+    },
+    /// A toolset could not list its tools.
+    #[error("toolset {toolset} failed: {source}")]
+    Toolset {
+        /// The toolset name.
+        toolset: String,
+        /// Its error.
+        #[source]
+        source: ToolError,
+    },
+    /// The turn finished but saving it failed.
+    #[error("saving the turn failed: {0}")]
+    Save(#[source] SessionError),
+    /// Saving the turn did not finish within the save timeout; it may or may not have landed.
+    #[error("saving the turn timed out; reload the session to see whether it landed")]
+    SaveTimeout,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn turn_errors_name_their_reason() {
+        let err = TurnError {
+            response: Response::new("r"),
+            reason: OutcomeReason::ProviderError,
+            cause: TurnFailure::Deadline,
+        };
+        assert_eq!(err.to_string(), "turn ended early (provider_error): the response timeout elapsed");
+        let agent = AgentError::Turn(Box::new(err));
+        assert!(agent.response().is_some());
+        assert_eq!(agent.reason(), Some(&OutcomeReason::ProviderError));
+    }
+}

@@ -1,0 +1,67 @@
+//! The engine of Dive for Rust: [`Agent`], the generation loop, tool execution, hooks,
+//! streaming and cancellation, speaking only `dive-core`'s traits (no provider, no store).
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use std::sync::Arc;
+//! use dive_agent::Agent;
+//! use dive_core::{FunctionTool, ModelResponse, ToolUse, ToolError};
+//! use dive_test::ScriptedModel;
+//! use serde::Deserialize;
+//! use schemars::JsonSchema;
+//! use serde_json::json;
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Add { a: i64, b: i64 }
+//!
+//! let add = FunctionTool::new("add", "Adds two integers.", |x: Add, _ctx| async move {
+//!     Ok::<_, ToolError>(format!("{}", x.a + x.b))
+//! });
+//! let model = ScriptedModel::new([
+//!     ModelResponse::tool_calls(vec![ToolUse::new("c1", "add", json!({"a": 2, "b": 3}))]),
+//!     ModelResponse::text("2 + 3 = 5"),
+//! ]);
+//! let agent = Agent::builder().model(Arc::new(model)).tool(Arc::new(add)).build()?;
+//! let response = agent.run("What is 2 + 3?").await?;
+//! assert_eq!(response.output_text(), "2 + 3 = 5");
+//! assert_eq!(response.tool_call_results().next().unwrap().output.as_ref().unwrap().text_content(), "5");
+//! # Ok::<_, dive_agent::AgentError>(())
+//! # }).unwrap();
+//! ```
+//!
+//! | Item | What it is |
+//! |---|---|
+//! | [`Agent`], [`AgentBuilder`] | the agent and every option of reference §2.2 |
+//! | [`RunOptions`] | one invocation: input, session, values, callbacks, cancellation |
+//! | [`ResponseStream`] | a run as a stream of `ResponseItem`s |
+//! | [`ModelSettings`] | model options applied to every request |
+//! | [`AgentError`], [`TurnError`], [`TurnFailure`] | typed failures, with the turn's response |
+//! | [`lock_session`] | the in-process session lock runs take |
+//! | [`await_background_tasks`] | waiting for tools' background work |
+#![deny(missing_docs)]
+
+mod agent;
+mod background;
+mod builder;
+mod emit;
+mod error;
+mod lock;
+mod options;
+mod run;
+mod settings;
+mod stream;
+mod suggest;
+mod validate;
+
+pub use agent::Agent;
+pub use background::await_background_tasks;
+pub use builder::{
+    AgentBuilder, DEFAULT_PAUSE_TURN_LIMIT, DEFAULT_RESPONSE_TIMEOUT, DEFAULT_SAVE_TIMEOUT,
+    DEFAULT_TOOL_ITERATION_LIMIT,
+};
+pub use error::{AgentError, TurnError, TurnFailure};
+pub use lock::{SessionLock, lock_session};
+pub use options::{EventCallback, RunOptions};
+pub use settings::ModelSettings;
+pub use stream::ResponseStream;
+pub use tokio_util::sync::CancellationToken;

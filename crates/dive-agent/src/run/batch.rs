@@ -1,0 +1,333 @@
+//! A tool batch (reference §4.4): sequential by default; concurrent when enabled and no call
+//! forbids it, with items in completion order and results in declared order. Every call ends
+//! answered: by its result, or "not run" / "unknown result" when the batch stopped early.
+
+use std::time::Instant;
+
+use dive_core::{
+    CompletedToolCall, OutcomeReason, PendingToolCall, ResponseItem, SuspendRequest, SuspensionState,
+    TOOL_CALL_NOT_RUN_TEXT, TOOL_CALL_UNKNOWN_TEXT, ToolCallError, ToolCallErrorKind, ToolCallRecord,
+    ToolCallResult, ToolCallState, ToolOutput, ToolUse,
+};
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+
+use super::call::{BatchReminders, CallMeta, Completed, Prepared, execute};
+use super::messages::tool_results_message;
+use super::model::ResolvedTools;
+use super::{Exit, Run};
+use crate::error::TurnFailure;
+
+/// The state of one batch while it runs.
+struct Batch {
+    calls: Vec<ToolUse>,
+    results: Vec<Option<ToolCallResult>>,
+    states: Vec<ToolCallState>,
+    announced: Vec<bool>,
+    halts: Vec<bool>,
+    read_only: Vec<bool>,
+    suspended: Vec<(usize, SuspendRequest)>,
+    reminders: BatchReminders,
+    stop: Option<Exit>,
+}
+
+impl Batch {
+    fn new(calls: Vec<ToolUse>, tools: &ResolvedTools) -> Self {
+        let n = calls.len();
+        let halts = calls
+            .iter()
+            .map(|c| tools.by_name.get(&c.name).is_some_and(|t| t.annotations().halts_batch()))
+            .collect();
+        let read_only = calls
+            .iter()
+            .map(|c| tools.by_name.get(&c.name).is_some_and(|t| t.annotations().is_read_only()))
+            .collect();
+        Self {
+            read_only,
+            calls,
+            results: vec![None; n],
+            states: vec![ToolCallState::NotStarted; n],
+            announced: vec![false; n],
+            halts,
+            suspended: Vec::new(),
+            reminders: BatchReminders::default(),
+            stop: None,
+        }
+    }
+
+    /// Records a completed call; returns whether the batch must stop.
+    fn record(&mut self, index: usize, completed: Completed) -> bool {
+        let Completed { result, suspend, fatal, abort } = completed;
+        let name = result.name.clone();
+        self.results[index] = Some(result);
+        if let Some(request) = suspend {
+            self.states[index] = ToolCallState::Waiting;
+            self.suspended.push((index, request));
+            return true;
+        }
+        self.states[index] = ToolCallState::Completed;
+        if let Some(source) = fatal {
+            self.stop_with(Exit::Failed {
+                reason: OutcomeReason::Error,
+                cause: TurnFailure::FatalTool { tool: name, source },
+                hook: None,
+            });
+            return true;
+        }
+        if let Some(e) = abort {
+            self.stop_with(Exit::hook(e));
+            return true;
+        }
+        false
+    }
+
+    fn stop_with(&mut self, exit: Exit) {
+        if self.stop.is_none() {
+            self.stop = Some(exit);
+        }
+    }
+}
+
+impl Run {
+    /// Runs a batch and appends its one tool-result message. Returns the exit when the batch
+    /// ended the turn (suspension, fatal tool error, hook abort, interrupt).
+    pub(super) async fn run_batch(
+        &mut self,
+        calls: Vec<ToolUse>,
+        tools: &ResolvedTools,
+        iteration: u32,
+    ) -> Option<Exit> {
+        let mut batch = Batch::new(calls, tools);
+        let parallel = self.agent.inner.parallel_tool_execution
+            && batch.calls.len() > 1
+            && !batch.halts.iter().any(|h| *h)
+            && !batch
+                .calls
+                .iter()
+                .any(|c| tools.by_name.get(&c.name).is_some_and(|t| t.annotations().is_sequential_only()));
+        if parallel {
+            self.run_parallel(&mut batch, tools, iteration).await;
+        } else {
+            self.run_sequential(&mut batch, tools, iteration).await;
+        }
+        self.close_batch(batch)
+    }
+
+    async fn run_sequential(&mut self, batch: &mut Batch, tools: &ResolvedTools, iteration: u32) {
+        let mut halted = false;
+        for i in 0..batch.calls.len() {
+            if let Some(exit) = self.boundary() {
+                batch.stop_with(exit);
+                return;
+            }
+            let call = batch.calls[i].clone();
+            if halted && batch.halts[i] {
+                batch.announced[i] = true;
+                self.emitter.emit(ResponseItem::ToolCall { call: call.clone(), preview: None });
+                let text = "Not run: an earlier call in this batch failed, so this call was skipped.";
+                let result = ToolCallResult::new(&call, ToolOutput::error(text))
+                    .with_error(ToolCallError::new(ToolCallErrorKind::BatchHalted, text));
+                batch.results[i] = Some(self.complete_answered(result));
+                batch.states[i] = ToolCallState::NotStarted;
+                continue;
+            }
+            let prepared = self.prepare_call(&call, tools, iteration, &mut batch.reminders).await;
+            batch.announced[i] = true;
+            let ready = match prepared {
+                Err(abort) => {
+                    batch.stop_with(Exit::hook(abort));
+                    return;
+                }
+                Ok(Prepared::Answered(result)) => {
+                    let result = self.complete_answered(result);
+                    halted |= batch.halts[i] && result.is_error();
+                    batch.results[i] = Some(result);
+                    batch.states[i] = ToolCallState::Completed;
+                    continue;
+                }
+                Ok(Prepared::Ready(ready)) => ready,
+            };
+            if let Some(interrupt) = self.interrupts.check() {
+                batch.stop_with(Exit::interrupted(interrupt));
+                return;
+            }
+            batch.states[i] = ToolCallState::Running;
+            let started = Instant::now();
+            let interrupts = self.interrupts.clone();
+            let turn_id = self.turn_id.clone();
+            let super::call::Ready { meta, execution } = ready;
+            let executed = tokio::select! {
+                biased;
+                why = interrupts.hard() => Err(why),
+                e = execute(execution, &turn_id) => Ok(e),
+            };
+            let executed = match executed {
+                Ok(e) => e,
+                Err(why) => {
+                    batch.states[i] = ToolCallState::Unknown;
+                    batch.stop_with(Exit::interrupted(why));
+                    end_span(meta);
+                    return;
+                }
+            };
+            let completed = self.complete_call(meta, executed, started, &mut batch.reminders).await;
+            let failed = completed.result.is_error() || completed.result.error.is_some();
+            if batch.record(i, completed) {
+                return;
+            }
+            halted |= batch.halts[i] && failed;
+        }
+    }
+
+    async fn run_parallel(&mut self, batch: &mut Batch, tools: &ResolvedTools, iteration: u32) {
+        let mut metas: Vec<Option<CallMeta>> = (0..batch.calls.len()).map(|_| None).collect();
+        let mut running = FuturesUnordered::new();
+        let turn_id = self.turn_id.clone();
+        let calls = batch.calls.clone();
+        for (i, call) in calls.iter().enumerate() {
+            if let Some(exit) = self.boundary() {
+                batch.stop_with(exit);
+                break;
+            }
+            let prepared = self.prepare_call(call, tools, iteration, &mut batch.reminders).await;
+            batch.announced[i] = true;
+            match prepared {
+                Err(abort) => {
+                    batch.stop_with(Exit::hook(abort));
+                    break;
+                }
+                Ok(Prepared::Answered(result)) => {
+                    batch.results[i] = Some(self.complete_answered(result));
+                    batch.states[i] = ToolCallState::Completed;
+                }
+                Ok(Prepared::Ready(ready)) => {
+                    let super::call::Ready { meta, execution } = ready;
+                    metas[i] = Some(meta);
+                    batch.states[i] = ToolCallState::Running;
+                    let turn_id = turn_id.clone();
+                    running.push(async move {
+                        let started = Instant::now();
+                        (i, started, execute(execution, &turn_id).await)
+                    });
+                }
+            }
+        }
+        let interrupts = self.interrupts.clone();
+        loop {
+            let next = tokio::select! {
+                biased;
+                why = interrupts.hard() => Err(why),
+                next = running.next() => Ok(next),
+            };
+            match next {
+                Ok(Some((i, started, executed))) => {
+                    let Some(meta) = metas[i].take() else { continue };
+                    let completed = self.complete_call(meta, executed, started, &mut batch.reminders).await;
+                    batch.record(i, completed);
+                }
+                Ok(None) => break,
+                Err(why) => {
+                    for (i, meta) in metas.iter_mut().enumerate() {
+                        if let Some(meta) = meta.take() {
+                            batch.states[i] = ToolCallState::Unknown;
+                            end_span(meta);
+                        }
+                    }
+                    batch.stop_with(Exit::interrupted(why));
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Answers every call of a response that will not run (limits, refusal, provider stop).
+    pub(super) fn answer_not_run(&mut self, calls: &[ToolUse]) {
+        if calls.is_empty() {
+            return;
+        }
+        let batch = Batch::new(calls.to_vec(), &ResolvedTools::default());
+        let exit = self.close_batch(batch);
+        debug_assert!(exit.is_none());
+    }
+
+    /// Answers what did not finish, records call states, and either appends the results
+    /// message or, on a suspension, builds the suspension state.
+    fn close_batch(&mut self, mut batch: Batch) -> Option<Exit> {
+        let suspended = !batch.suspended.is_empty() && batch.stop.is_none();
+        if !suspended {
+            // A turn that ends for another reason cannot wait: a suspending call's effect is
+            // unknown.
+            for (i, _) in std::mem::take(&mut batch.suspended) {
+                batch.results[i] = None;
+                batch.states[i] = ToolCallState::Unknown;
+            }
+        }
+        for i in 0..batch.calls.len() {
+            if batch.results[i].is_some() || (suspended && batch.states[i] == ToolCallState::NotStarted) {
+                continue;
+            }
+            let call = &batch.calls[i];
+            let (text, kind) = match batch.states[i] {
+                ToolCallState::Unknown => (TOOL_CALL_UNKNOWN_TEXT, ToolCallErrorKind::Unknown),
+                _ => (TOOL_CALL_NOT_RUN_TEXT, ToolCallErrorKind::NotRun),
+            };
+            if !batch.announced[i] {
+                self.emitter.emit(ResponseItem::ToolCall { call: call.clone(), preview: None });
+            }
+            let result =
+                ToolCallResult::new(call, ToolOutput::error(text)).with_error(ToolCallError::new(kind, text));
+            batch.results[i] = Some(self.complete_answered(result));
+        }
+        for (i, call) in batch.calls.iter().enumerate() {
+            let mut record = ToolCallRecord::new(call.id.clone(), call.name.clone(), batch.states[i]);
+            record.read_only = batch.read_only[i];
+            self.tool_records.push(record);
+        }
+        self.next_call_reminders.append(&mut batch.reminders.model_only);
+        if suspended {
+            let pending = batch
+                .suspended
+                .iter()
+                .map(|(i, request)| pending_call(&batch.calls[*i], request, batch.halts[*i]))
+                .collect();
+            let completed = batch
+                .results
+                .iter()
+                .zip(&batch.states)
+                .filter(|(_, s)| **s == ToolCallState::Completed)
+                .filter_map(|(r, _)| r.as_ref())
+                .map(|r| {
+                    CompletedToolCall::new(
+                        r.id.clone(),
+                        r.name.clone(),
+                        r.input.clone(),
+                        r.output.clone().unwrap_or_default(),
+                    )
+                })
+                .collect();
+            let mut state = SuspensionState::default();
+            state.turn_id.clone_from(&self.turn_id);
+            state.pending = pending;
+            state.completed = completed;
+            self.pending_reminders.append(&mut batch.reminders.recorded);
+            return Some(Exit::Suspended(Box::new(state)));
+        }
+        let results: Vec<ToolCallResult> = batch.results.into_iter().flatten().collect();
+        let message = tool_results_message(&results, std::mem::take(&mut batch.reminders.recorded));
+        self.push_output(message);
+        batch.stop
+    }
+}
+
+fn pending_call(call: &ToolUse, request: &SuspendRequest, halts_batch: bool) -> PendingToolCall {
+    let mut pending =
+        PendingToolCall::new(call.id.clone(), call.name.clone(), call.input.clone(), request.prompt.clone());
+    pending.reason = request.reason;
+    pending.metadata.clone_from(&request.metadata);
+    pending.halts_batch = halts_batch;
+    pending
+}
+
+fn end_span(meta: CallMeta) {
+    meta.span.end();
+}

@@ -1,0 +1,317 @@
+//! One tool call in three steps: [`Run::prepare_call`] (lookup, preview, `tool_call` item,
+//! PreToolUse hooks, schema validation), [`execute`] (the tool itself, panics caught) and
+//! [`Run::complete_call`] (Post hooks, `tool_call_result` item).
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Instant;
+
+use dive_core::{
+    BackgroundTaskHandle, HookError, PostToolUseDecision, Reminder, ReminderDelivery, ResponseItem,
+    SuspendRequest, Tool, ToolCallError, ToolCallErrorKind, ToolCallResult, ToolCallSpan, ToolContext,
+    ToolError, ToolOutput, ToolPreview, ToolResult, ToolResultContext, ToolUse, ToolUseContext, Verdict,
+    new_id,
+};
+use futures_util::FutureExt;
+
+use super::Run;
+use super::hooks::log_unless_abort;
+use super::model::ResolvedTools;
+use crate::suggest::{suggest, unknown_tool_message};
+
+/// A call that passed its PreToolUse hooks and validation, split into what the tool needs
+/// ([`Execution`]) and what completing it needs ([`CallMeta`]).
+pub(super) struct Ready {
+    pub(super) meta: CallMeta,
+    pub(super) execution: Execution,
+}
+
+/// Bookkeeping of a call between preparation and completion.
+pub(super) struct CallMeta {
+    pub(super) call: ToolUse,
+    pub(super) preview: Option<ToolPreview>,
+    pub(super) context: Vec<String>,
+    pub(super) span: Box<dyn ToolCallSpan>,
+}
+
+/// What runs the tool; owns everything so it can run concurrently with other calls.
+pub(super) struct Execution {
+    pub(super) tool: Arc<dyn Tool>,
+    pub(super) input: serde_json::Value,
+    pub(super) ctx: ToolContext,
+}
+
+/// The result of preparing a call.
+pub(super) enum Prepared {
+    /// Answered without running: unknown tool, denied, invalid input.
+    Answered(ToolCallResult),
+    /// Ready to run.
+    Ready(Ready),
+}
+
+/// What a tool's future produced.
+pub(super) enum Executed {
+    /// A result (possibly a tool-reported error).
+    Output(ToolOutput),
+    /// `call` returned an error or panicked; the model sees an error result.
+    Failed(ToolOutput, ToolCallError),
+    /// The tool failed fatally: the turn ends after this batch.
+    Fatal(ToolOutput, ToolError),
+    /// The tool suspended the turn.
+    Suspend(SuspendRequest),
+    /// The tool started background work.
+    Background(ToolOutput, BackgroundTaskHandle),
+}
+
+/// A completed call and what it asks of the batch.
+pub(super) struct Completed {
+    pub(super) result: ToolCallResult,
+    pub(super) suspend: Option<SuspendRequest>,
+    pub(super) fatal: Option<ToolError>,
+    pub(super) abort: Option<HookError>,
+}
+
+/// Tool-scoped reminders a batch collects: recorded ones go into its results message.
+#[derive(Default)]
+pub(super) struct BatchReminders {
+    pub(super) recorded: Vec<Reminder>,
+    pub(super) model_only: Vec<Reminder>,
+}
+
+impl BatchReminders {
+    fn add(&mut self, reminders: Vec<dive_core::QueuedReminder>) {
+        for r in reminders {
+            match r.delivery {
+                ReminderDelivery::ModelOnly => self.model_only.push(r.reminder),
+                _ => self.recorded.push(r.reminder),
+            }
+        }
+    }
+}
+
+/// Runs the tool, catching panics. Background work is spawned on the current runtime.
+pub(super) async fn execute(execution: Execution, turn_id: &str) -> Executed {
+    let Execution { tool, input, ctx } = execution;
+    let call_id = ctx.call_id.to_string();
+    let outcome = AssertUnwindSafe(tool.call(input, ctx)).catch_unwind().await;
+    match outcome {
+        Ok(Ok(ToolResult::Output(output))) => Executed::Output(output),
+        Ok(Ok(ToolResult::Suspend(request))) => Executed::Suspend(request),
+        Ok(Ok(ToolResult::Background(task))) => {
+            let task_id = new_id("task");
+            let (handle, completer) =
+                BackgroundTaskHandle::new(task_id.clone(), call_id, tool.name(), task.description.clone());
+            let handle = handle.with_turn_id(turn_id);
+            let name = tool.name().to_owned();
+            tokio::spawn(async move {
+                let output = AssertUnwindSafe(task.future).catch_unwind().await.unwrap_or_else(|panic| {
+                    ToolOutput::error(format!("Tool {name} panicked: {}", panic_text(&*panic)))
+                });
+                completer.complete(output);
+            });
+            let text = format!(
+                "Started background task {task_id}: {}. Its result will be delivered in a later message.",
+                task.description
+            );
+            Executed::Background(ToolOutput::text(text), handle)
+        }
+        Ok(Ok(_)) => Executed::Failed(
+            ToolOutput::error("The tool returned a result this version does not understand."),
+            ToolCallError::new(ToolCallErrorKind::Failed, "unsupported tool result"),
+        ),
+        Ok(Err(error)) if error.is_fatal() => {
+            Executed::Fatal(ToolOutput::error(format!("Tool execution error: {error}")), error)
+        }
+        Ok(Err(error)) => Executed::Failed(
+            ToolOutput::error(format!("Tool execution error: {error}")),
+            ToolCallError::new(ToolCallErrorKind::Failed, error.to_string()),
+        ),
+        Err(panic) => {
+            let text = panic_text(&*panic);
+            tracing::error!(tool = tool.name(), panic = %text, "tool panicked");
+            Executed::Failed(
+                ToolOutput::error(format!("Tool {} panicked: {text}", tool.name())),
+                ToolCallError::new(ToolCallErrorKind::Panicked, text),
+            )
+        }
+    }
+}
+
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_owned()
+    }
+}
+
+impl Run {
+    /// Looks the tool up, emits the `tool_call` item and runs PreToolUse hooks. `Err` is a
+    /// hook abort: the call is not run and the turn ends.
+    pub(super) async fn prepare_call(
+        &mut self,
+        call: &ToolUse,
+        tools: &ResolvedTools,
+        iteration: u32,
+        reminders: &mut BatchReminders,
+    ) -> Result<Prepared, HookError> {
+        let Some(tool) = tools.by_name.get(&call.name).cloned() else {
+            self.emitter.emit(ResponseItem::ToolCall { call: call.clone(), preview: None });
+            let suggestions = suggest(&call.name, tools.by_name.keys().map(String::as_str));
+            let message = unknown_tool_message(&call.name, &suggestions);
+            let result = ToolCallResult::new(call, ToolOutput::error(message.clone()))
+                .with_error(ToolCallError::new(ToolCallErrorKind::UnknownTool, message));
+            return Ok(Prepared::Answered(result));
+        };
+        let preview = tool.preview(&call.input);
+        self.emitter.emit(ResponseItem::ToolCall { call: call.clone(), preview: preview.clone() });
+        let mut input = call.input.clone();
+        let mut denial: Option<String> = None;
+        let mut context = Vec::new();
+        for hook in &self.agent.inner.hooks.pre_tool_use {
+            let ctx =
+                ToolUseContext::new(self.info.clone(), iteration, call.clone(), tool.annotations().clone())
+                    .with_preview(preview.clone());
+            match hook.pre_tool_use(ctx).await {
+                Ok(decision) => {
+                    if let (Verdict::Deny(reason), None) = (&decision.verdict, &denial) {
+                        denial = Some(reason.clone());
+                    }
+                    if let Some(updated) = decision.updated_input {
+                        input = updated;
+                    }
+                    context.extend(decision.additional_context);
+                    reminders.add(decision.reminders);
+                }
+                Err(e) if e.is_abort() => {
+                    return Err(if e.hook.is_some() { e } else { e.with_hook(hook.name()) });
+                }
+                Err(e) if denial.is_none() => denial = Some(e.message),
+                Err(_) => {}
+            }
+        }
+        let mut call = call.clone();
+        call.input = input;
+        let answered =
+            |output: ToolOutput, kind: ToolCallErrorKind, message: String, context: Vec<String>| {
+                let mut result =
+                    ToolCallResult::new(&call, output).with_error(ToolCallError::new(kind, message));
+                result.preview.clone_from(&preview);
+                result.additional_context = context;
+                Prepared::Answered(result)
+            };
+        if let Some(reason) = denial {
+            let text = if reason.is_empty() { "The tool call was denied.".to_owned() } else { reason };
+            return Ok(answered(ToolOutput::error(text.clone()), ToolCallErrorKind::Denied, text, context));
+        }
+        if let Err(message) = self.agent.inner.schemas.check(&*tool, &call.input) {
+            return Ok(answered(
+                ToolOutput::error(message.clone()),
+                ToolCallErrorKind::InvalidInput,
+                message,
+                context,
+            ));
+        }
+        let span = self.agent.inner.tracer.start_tool_call(&self.info, &call);
+        let ctx = ToolContext::new(call.id.as_str(), call.name.as_str(), self.info.clone())
+            .with_cancel(self.interrupts.soft.child())
+            .with_sink(Arc::new(self.emitter.clone()));
+        Ok(Prepared::Ready(Ready {
+            execution: Execution { tool, input: call.input.clone(), ctx },
+            meta: CallMeta { call, preview, context, span },
+        }))
+    }
+
+    /// Emits the result of a call answered without running.
+    pub(super) fn complete_answered(&mut self, result: ToolCallResult) -> ToolCallResult {
+        self.emitter.emit(ResponseItem::ToolCallResult { result: result.clone() });
+        result
+    }
+
+    /// Runs Post hooks on an executed call and emits its result.
+    pub(super) async fn complete_call(
+        &mut self,
+        meta: CallMeta,
+        executed: Executed,
+        started: Instant,
+        reminders: &mut BatchReminders,
+    ) -> Completed {
+        let CallMeta { call, preview, context, mut span, .. } = meta;
+        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let (output, error, fatal, background) = match executed {
+            Executed::Suspend(request) => {
+                let mut result = ToolCallResult::new(&call, ToolOutput::default());
+                result.output = None;
+                result.suspended = Some(request.clone());
+                result.preview = preview;
+                result.additional_context = context;
+                result.duration_ms = duration_ms;
+                self.emitter.emit(ResponseItem::ToolCallResult { result: result.clone() });
+                span.set_result(&result);
+                span.end();
+                return Completed { result, suspend: Some(request), fatal: None, abort: None };
+            }
+            Executed::Output(output) => (output, None, None, None),
+            Executed::Failed(output, error) => (output, Some(error), None, None),
+            Executed::Fatal(output, error) => {
+                let e = ToolCallError::new(ToolCallErrorKind::Fatal, error.to_string());
+                (output, Some(e), Some(error), None)
+            }
+            Executed::Background(output, handle) => (output, None, None, Some(handle)),
+        };
+        let failed = output.is_error || error.is_some();
+        let mut result = ToolCallResult::new(&call, output);
+        result.error = error;
+        result.preview = preview;
+        result.additional_context = context;
+        result.duration_ms = duration_ms;
+        if let Some(handle) = background {
+            result.background_task_id = Some(handle.task_id.clone());
+            self.background.push(handle);
+        }
+        let abort = self.post_hooks(&mut result, failed, reminders).await.err();
+        self.emitter.emit(ResponseItem::ToolCallResult { result: result.clone() });
+        span.set_result(&result);
+        span.end();
+        Completed { result, suspend: None, fatal, abort }
+    }
+
+    async fn post_hooks(
+        &self,
+        result: &mut ToolCallResult,
+        failed: bool,
+        reminders: &mut BatchReminders,
+    ) -> Result<(), HookError> {
+        let hooks = &self.agent.inner.hooks;
+        let count = if failed { hooks.post_tool_use_failure.len() } else { hooks.post_tool_use.len() };
+        let call = ToolUse::new(result.id.clone(), result.name.clone(), result.input.clone());
+        for i in 0..count {
+            let output = result.output.clone().unwrap_or_default();
+            let ctx = ToolResultContext::new(self.info.clone(), call.clone(), output)
+                .with_error(result.error.clone());
+            let (name, decision) = if failed {
+                let hook = &hooks.post_tool_use_failure[i];
+                (hook.name(), hook.post_tool_use_failure(ctx).await)
+            } else {
+                let hook = &hooks.post_tool_use[i];
+                (hook.name(), hook.post_tool_use(ctx).await)
+            };
+            match decision {
+                Ok(PostToolUseDecision { replace_output, additional_context, reminders: queued, .. }) => {
+                    if let Some(output) = replace_output {
+                        result.output = Some(output);
+                    }
+                    result.additional_context.extend(additional_context);
+                    reminders.add(queued);
+                }
+                Err(e) => {
+                    let e = if e.hook.is_some() { e } else { e.with_hook(name) };
+                    log_unless_abort(e, if failed { "post_tool_use_failure" } else { "post_tool_use" })?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,215 @@
+//! The one exit of a turn (reference §6.3–§6.7): build the outcome, close an incomplete turn
+//! (every call answered, the outcome reminder last), run the end-of-turn hooks, save with a
+//! bounded write that ignores cancellation, emit `turn_ended`, and return by the contract.
+
+use dive_core::{
+    Content, IncompleteTurnContext, OutcomeReason, Persistence, PostGenerationContext, Response,
+    ResponseItem, SessionError, SuspendContext, SuspensionState, TOOL_CALL_NOT_RUN_TEXT,
+    TOOL_CALL_UNKNOWN_TEXT, Timestamp, ToolCallState, ToolResultContent, Turn, TurnOutcome, TurnStatus,
+    answer_unanswered_tool_calls_with, outcome_reminder,
+};
+
+use super::hooks::log_unless_abort;
+use super::messages::{append_user_blocks, reminder_blocks};
+use super::{Exit, Run};
+use crate::error::{AgentError, TurnError, TurnFailure};
+
+impl Run {
+    pub(super) async fn finish(mut self, exit: Exit) -> Result<Response, AgentError> {
+        let exit = self.end_of_turn_hooks(exit).await;
+        let (reason, detail, failure, hook, suspension) = match exit {
+            Exit::Completed => (OutcomeReason::Completed, None, None, None, None),
+            Exit::Suspended(state) => (OutcomeReason::Suspended, None, None, None, Some(*state)),
+            Exit::Stopped { reason, detail } => (reason, detail, None, None, None),
+            Exit::Failed { reason, cause, hook } => (reason, None, Some(cause), hook, None),
+        };
+        let mut outcome = TurnOutcome::new(reason.clone(), self.tool_records.clone());
+        if let Some(detail) = detail.or_else(|| failure.as_ref().map(ToString::to_string)) {
+            outcome = outcome.with_error(detail);
+        }
+        if let Some(hook) = hook {
+            outcome = outcome.with_hook(hook);
+        }
+        let mut discard = false;
+        if outcome.status() == TurnStatus::Incomplete {
+            discard = self.close_incomplete(&mut outcome).await;
+        }
+
+        let mut turn = Turn::new(self.turn_id.clone(), self.input.clone());
+        turn.messages.extend(self.output.iter().cloned());
+        turn.usage = self.usage.clone();
+        turn.tool_calls = self.tool_records.clone();
+        turn.close(outcome.clone());
+        if let Some(mut state) = suspension {
+            state.turn_messages.clone_from(&turn.messages);
+            state.usage = self.usage.clone();
+            turn.suspension = Some(state);
+        }
+        let save_error = self.save(&mut turn, discard).await;
+
+        let mut response = std::mem::replace(&mut self.response, dive_core::Response::new(""));
+        response.items = self.emitter.take_items();
+        response.output_messages = std::mem::take(&mut self.output);
+        response.usage = self.usage.clone();
+        response.finished_at = Timestamp::now();
+        response.status = turn.status;
+        response.suspension = turn.suspension.clone();
+        response.background_tasks = std::mem::take(&mut self.background);
+        if let Some(last) = &self.last_response {
+            response.stop_reason.clone_from(&last.stop_reason);
+            response.stop_details.clone_from(&last.stop_details);
+        }
+        response.model_calls = std::mem::take(&mut self.model_calls);
+        response.turn = Some(turn.clone());
+        if let Some(mut span) = self.span.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take()
+        {
+            span.set_usage(&response.usage);
+            let reason_text = serde_json::to_value(&reason).ok().and_then(|v| v.as_str().map(str::to_owned));
+            span.set_outcome(turn.status.as_str(), reason_text.as_deref());
+            if let Some(f) = &failure {
+                span.set_error(&f.to_string());
+            }
+            span.end();
+        }
+        self.emitter.emit_terminal(ResponseItem::TurnEnded { turn: Box::new(turn) });
+
+        let cause = match (failure, save_error) {
+            (Some(cause), save) => {
+                if let Some(e) = save {
+                    tracing::error!(error = %e, "saving the turn failed after it ended early");
+                }
+                cause
+            }
+            (None, Some(save)) => save,
+            (None, None) => return Ok(response),
+        };
+        Err(AgentError::Turn(Box::new(TurnError { response, reason, cause })))
+    }
+
+    /// OnSuspend and PostGeneration hooks; an abort from either turns the exit into an
+    /// incomplete `hook_abort` (a suspension it cancels is abandoned: its calls are unknown).
+    async fn end_of_turn_hooks(&mut self, exit: Exit) -> Exit {
+        let hooks = self.agent.inner.hooks.clone();
+        let mut exit = exit;
+        if let Exit::Suspended(state) = &exit {
+            for hook in &hooks.on_suspend {
+                let ctx = SuspendContext::new(self.info.clone(), (**state).clone());
+                if let Err(e) = hook.on_suspend(ctx).await {
+                    let e = if e.hook.is_some() { e } else { e.with_hook(hook.name()) };
+                    if let Err(abort) = log_unless_abort(e, "on_suspend") {
+                        let state = state.clone();
+                        self.abandon_suspension(&state);
+                        exit = Exit::hook(abort);
+                        break;
+                    }
+                }
+            }
+        }
+        if matches!(exit, Exit::Completed | Exit::Suspended(_)) {
+            for hook in &hooks.post_generation {
+                let mut snapshot = self.response.clone();
+                snapshot.output_messages.clone_from(&self.output);
+                snapshot.usage = self.usage.clone();
+                let ctx = PostGenerationContext::new(self.info.clone(), snapshot);
+                if let Err(e) = hook.post_generation(ctx).await {
+                    let e = if e.hook.is_some() { e } else { e.with_hook(hook.name()) };
+                    if let Err(abort) = log_unless_abort(e, "post_generation") {
+                        if let Exit::Suspended(state) = &exit {
+                            let state = state.clone();
+                            self.abandon_suspension(&state);
+                        }
+                        exit = Exit::hook(abort);
+                        break;
+                    }
+                }
+            }
+        }
+        exit
+    }
+
+    /// Answers a suspension that will not be resumed: finished calls keep their results,
+    /// waiting calls get "unknown result".
+    fn abandon_suspension(&mut self, state: &SuspensionState) {
+        let mut blocks: Vec<Content> = state
+            .completed
+            .iter()
+            .map(|c| {
+                let mut block = ToolResultContent::new(c.id.clone(), c.output.content.clone());
+                block.is_error = c.output.is_error;
+                Content::ToolResult(block)
+            })
+            .collect();
+        blocks.extend(
+            state
+                .pending
+                .iter()
+                .map(|p| Content::ToolResult(ToolResultContent::error(p.id.clone(), TOOL_CALL_UNKNOWN_TEXT))),
+        );
+        for record in &mut self.tool_records {
+            if record.state == ToolCallState::Waiting {
+                record.state = ToolCallState::Unknown;
+            }
+        }
+        self.push_output(dive_core::Message::new(dive_core::Role::User, blocks));
+    }
+
+    /// Closes an incomplete turn: unanswered calls answered "not run", OnIncompleteTurn hooks,
+    /// then the outcome reminder. Returns whether a hook asked to discard the turn.
+    async fn close_incomplete(&mut self, outcome: &mut TurnOutcome) -> bool {
+        let answered = answer_unanswered_tool_calls_with(&self.output, TOOL_CALL_NOT_RUN_TEXT).into_owned();
+        self.output = answered;
+        let mut discard = false;
+        let mut recorded = Vec::new();
+        for hook in &self.agent.inner.hooks.on_incomplete_turn.clone() {
+            let mut turn = Turn::new(self.turn_id.clone(), self.input.clone());
+            turn.messages.extend(self.output.iter().cloned());
+            turn.close(outcome.clone());
+            let ctx =
+                IncompleteTurnContext::new(self.info.clone(), turn, self.output.clone(), self.usage.clone());
+            match hook.on_incomplete_turn(ctx).await {
+                Ok(decision) => {
+                    discard |= decision.discard;
+                    if let Some(messages) = decision.output_messages {
+                        self.output = messages;
+                    }
+                    if let Some(error) = decision.error {
+                        outcome.error = Some(error);
+                    }
+                    recorded.extend(decision.reminders.into_iter().map(|r| r.reminder));
+                }
+                Err(e) => tracing::warn!(hook = hook.name(), error = %e, "on-incomplete-turn hook failed"),
+            }
+        }
+        let mut blocks = reminder_blocks(recorded);
+        blocks.push(Content::Reminder(outcome_reminder(outcome)));
+        append_user_blocks(&mut self.output, blocks);
+        discard
+    }
+
+    /// Saves the closed turn with a bounded write that ignores the run's cancellation.
+    /// Returns the failure to report, if any.
+    async fn save(&self, turn: &mut Turn, discard: bool) -> Option<TurnFailure> {
+        let session = self.session.as_ref().filter(|_| !discard)?;
+        let timeout = self.agent.inner.save_timeout;
+        match tokio::time::timeout(timeout, session.save_turn(turn)).await {
+            Ok(Ok(revision)) => {
+                turn.revision = revision;
+                turn.persistence = Persistence::Saved;
+                None
+            }
+            Ok(Err(error)) => {
+                turn.persistence = match error {
+                    SessionError::Rejected(_)
+                    | SessionError::RevisionConflict { .. }
+                    | SessionError::InvalidId { .. } => Persistence::Failed,
+                    _ => Persistence::Unknown,
+                };
+                Some(TurnFailure::Save(error))
+            }
+            Err(_) => {
+                turn.persistence = Persistence::Unknown;
+                Some(TurnFailure::SaveTimeout)
+            }
+        }
+    }
+}

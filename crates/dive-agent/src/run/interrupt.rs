@@ -1,0 +1,76 @@
+//! Why a run stops early, and the checks made at every step boundary.
+
+use dive_core::{OutcomeReason, SoftCancel};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::TurnFailure;
+
+/// An external reason to stop: hard cancel, soft cancel or the response timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Interrupt {
+    Cancelled,
+    SoftCancelled,
+    Deadline,
+}
+
+impl Interrupt {
+    pub(crate) fn reason(self) -> OutcomeReason {
+        match self {
+            Self::Cancelled | Self::SoftCancelled => OutcomeReason::Canceled,
+            Self::Deadline => OutcomeReason::Deadline,
+        }
+    }
+
+    pub(crate) fn failure(self) -> TurnFailure {
+        match self {
+            Self::Cancelled => TurnFailure::Cancelled,
+            Self::SoftCancelled => TurnFailure::SoftCancelled,
+            Self::Deadline => TurnFailure::Deadline,
+        }
+    }
+}
+
+/// The run's cancellation sources. Cheap to clone, so a `select!` can wait on a copy while the
+/// step it races borrows the run mutably.
+#[derive(Debug, Clone)]
+pub(crate) struct Interrupts {
+    pub(crate) cancel: Option<CancellationToken>,
+    pub(crate) soft: SoftCancel,
+    pub(crate) deadline: Option<Instant>,
+}
+
+impl Interrupts {
+    /// The interrupt in force now, hard reasons first.
+    pub(crate) fn check(&self) -> Option<Interrupt> {
+        if self.cancel.as_ref().is_some_and(CancellationToken::is_cancelled) {
+            return Some(Interrupt::Cancelled);
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Some(Interrupt::Deadline);
+        }
+        self.soft.is_cancelled().then_some(Interrupt::SoftCancelled)
+    }
+
+    /// Resolves when a hard interrupt (cancel token or deadline) happens; never otherwise.
+    /// Soft cancel is not waited on: it lets running steps finish.
+    pub(crate) async fn hard(&self) -> Interrupt {
+        let cancelled = async {
+            match &self.cancel {
+                Some(token) => token.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        let deadline = async {
+            match self.deadline {
+                Some(d) => tokio::time::sleep_until(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            () = cancelled => Interrupt::Cancelled,
+            () = deadline => Interrupt::Deadline,
+        }
+    }
+}

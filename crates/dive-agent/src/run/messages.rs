@@ -1,0 +1,105 @@
+//! Small message helpers of the loop: reminders at the tail, tool-result messages, the
+//! background-results message.
+
+use dive_core::{BackgroundTaskHandle, Content, Message, Reminder, Role, ToolCallResult, ToolResultContent};
+
+/// Appends blocks to the last message when it is a user message, else as a new user message,
+/// so roles keep alternating.
+pub(crate) fn append_user_blocks(messages: &mut Vec<Message>, blocks: Vec<Content>) {
+    if blocks.is_empty() {
+        return;
+    }
+    match messages.last_mut() {
+        Some(last) if last.role == Role::User => last.content.extend(blocks),
+        _ => messages.push(Message::new(Role::User, blocks)),
+    }
+}
+
+/// Reminders as content blocks.
+pub(crate) fn reminder_blocks(reminders: impl IntoIterator<Item = Reminder>) -> Vec<Content> {
+    reminders.into_iter().map(Content::Reminder).collect()
+}
+
+/// The one user message answering a batch: results in declared order, then each call's
+/// additional context as text, then the batch's recorded reminders.
+pub(crate) fn tool_results_message(results: &[ToolCallResult], reminders: Vec<Reminder>) -> Message {
+    let mut content: Vec<Content> = results.iter().map(|r| Content::ToolResult(result_block(r))).collect();
+    for r in results {
+        content.extend(r.additional_context.iter().map(|c| Content::text(c.clone())));
+    }
+    content.extend(reminder_blocks(reminders));
+    Message::new(Role::User, content)
+}
+
+/// The `tool_result` block for one call result.
+pub(crate) fn result_block(result: &ToolCallResult) -> ToolResultContent {
+    match &result.output {
+        Some(output) => {
+            let mut block = ToolResultContent::new(result.id.clone(), output.content.clone());
+            block.is_error = output.is_error;
+            block
+        }
+        None => ToolResultContent::error(result.id.clone(), "The tool produced no result."),
+    }
+}
+
+/// The synthetic user message delivering finished background results.
+pub(crate) fn background_results_message(handles: &[BackgroundTaskHandle]) -> Option<Message> {
+    let mut text = String::from("Background tasks finished:");
+    let mut any = false;
+    for h in handles {
+        let Some(output) = h.try_result() else { continue };
+        any = true;
+        let status = if output.is_error { "failed" } else { "completed" };
+        text.push_str(&format!(
+            "\n\n[task {} (tool call {}, {}: {}) {status}]\n{}",
+            h.task_id,
+            h.tool_use_id,
+            h.tool_name,
+            h.description,
+            output.text_content()
+        ));
+    }
+    let reminder = Reminder::new("background-tasks", text).ok()?;
+    any.then(|| reminder.into_message())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dive_core::{ToolOutput, ToolUse};
+    use serde_json::json;
+
+    #[test]
+    fn blocks_join_a_trailing_user_message() {
+        let mut messages = vec![Message::user("a")];
+        append_user_blocks(&mut messages, vec![Content::text("b")]);
+        assert_eq!(messages.len(), 1);
+        messages.push(Message::assistant("c"));
+        append_user_blocks(&mut messages, vec![Content::text("d")]);
+        assert_eq!(messages.len(), 3);
+    }
+
+    #[test]
+    fn results_message_keeps_order_then_context() {
+        let call = |id: &str| ToolUse::new(id, "t", json!({}));
+        let mut a = ToolCallResult::new(&call("a"), ToolOutput::text("A"));
+        a.additional_context.push("note".into());
+        let b = ToolCallResult::new(&call("b"), ToolOutput::error("B"));
+        let msg = tool_results_message(&[a, b], Vec::new());
+        let ids: Vec<&str> = msg.tool_results_iter().map(|r| r.tool_use_id.as_str()).collect();
+        assert_eq!(ids, ["a", "b"]);
+        assert!(msg.tool_results_iter().nth(1).unwrap().is_error);
+        assert_eq!(msg.content.last().unwrap().as_text(), Some("note"));
+    }
+
+    #[test]
+    fn background_message_names_tasks() {
+        let (handle, done) = BackgroundTaskHandle::new("t1", "c1", "build", "build it");
+        assert!(background_results_message(std::slice::from_ref(&handle)).is_none());
+        done.complete(ToolOutput::text("built"));
+        let msg = background_results_message(&[handle]).unwrap();
+        let text = msg.content[0].as_reminder().unwrap().content.clone();
+        assert!(text.contains("task t1 (tool call c1") && text.contains("built"), "{text}");
+    }
+}

@@ -1,0 +1,472 @@
+//! One invocation of an agent: the work before the turn boundary, then the loop of reference
+//! §2.6 (PreGeneration, then per iteration PreIteration → tools → model → message → tool batch
+//! → reminders; Stop hooks; PostGeneration), ending through one exit ([`finish`]).
+
+mod batch;
+mod call;
+mod finish;
+mod hooks;
+mod interrupt;
+mod messages;
+mod model;
+
+use std::sync::Arc;
+
+use dive_core::{
+    AgentRunSpan, BackgroundTaskHandle, Llm, Message, ModelCallRecord, ModelResponse, OutcomeReason,
+    Reminder, Response, ResponseAccumulator, ResponseItem, RunInfo, Session, SessionError,
+    SessionStartContext, StopKind, Turn, TurnOrigin, Usage, new_id,
+};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::time::Instant;
+
+use crate::agent::Agent;
+use crate::emit::Emitter;
+use crate::error::{AgentError, TurnFailure};
+use crate::lock;
+use crate::options::RunOptions;
+
+pub(crate) use interrupt::{Interrupt, Interrupts};
+
+/// How the loop ended; [`finish`] turns it into the outcome, the saved turn and the result.
+#[derive(Debug)]
+pub(crate) enum Exit {
+    /// The model finished and no Stop hook asked for more.
+    Completed,
+    /// A tool suspended the turn.
+    Suspended(Box<dive_core::SuspensionState>),
+    /// The model stopped for a reason that is not an error (output limit, refusal kept as
+    /// completed elsewhere, iteration limit…).
+    Stopped { reason: OutcomeReason, detail: Option<String> },
+    /// An error ended the turn.
+    Failed { reason: OutcomeReason, cause: TurnFailure, hook: Option<String> },
+}
+
+impl Exit {
+    fn interrupted(interrupt: Interrupt) -> Self {
+        Self::Failed { reason: interrupt.reason(), cause: interrupt.failure(), hook: None }
+    }
+
+    fn hook(error: dive_core::HookError) -> Self {
+        let reason = if error.is_abort() { OutcomeReason::HookAbort } else { OutcomeReason::Error };
+        let hook = error.hook.clone();
+        Self::Failed { reason, cause: TurnFailure::Hook(error), hook }
+    }
+
+    fn stopped(reason: OutcomeReason) -> Self {
+        Self::Stopped { reason, detail: None }
+    }
+}
+
+/// The state of one run after the turn boundary.
+pub(crate) struct Run {
+    agent: Agent,
+    model: Arc<dyn Llm>,
+    system_prompt: String,
+    info: RunInfo,
+    emitter: Emitter,
+    interrupts: Interrupts,
+    session: Option<Arc<dyn Session>>,
+    prompt_cache_key: String,
+    call_reminders: Vec<Reminder>,
+    response: Response,
+    turn_id: String,
+    input: Vec<Message>,
+    output: Vec<Message>,
+    /// What the model sees: history, input and output, as hooks may have rewritten it.
+    working: Vec<Message>,
+    usage: Usage,
+    tool_records: Vec<dive_core::ToolCallRecord>,
+    model_calls: Vec<ModelCallRecord>,
+    /// Model-only reminders for the next model call.
+    next_call_reminders: Vec<Reminder>,
+    /// Recorded reminders waiting for the next iteration boundary.
+    pending_reminders: Vec<Reminder>,
+    last_response: Option<ModelResponse>,
+    stream_acc: Option<ResponseAccumulator>,
+    background: Vec<BackgroundTaskHandle>,
+    /// The run span (behind a mutex so the run is `Sync` and its future `Send`).
+    span: std::sync::Mutex<Option<Box<dyn AgentRunSpan>>>,
+}
+
+/// Runs one invocation under the session lock.
+pub(crate) async fn run(
+    agent: Agent,
+    options: RunOptions,
+    stream: Option<UnboundedSender<ResponseItem>>,
+) -> Result<Response, AgentError> {
+    let session = options.session.clone().or_else(|| agent.inner.session.clone());
+    let session_id = session.as_ref().map(|s| s.id().to_owned());
+    let _lock = match &session_id {
+        Some(id) => Some(lock::lock_session(id).await?),
+        None => None,
+    };
+    lock::while_held(session_id.as_deref(), async move {
+        let run = Run::prepare(agent, options, session, stream).await?;
+        run.execute().await
+    })
+    .await
+}
+
+impl Run {
+    /// Everything before the turn boundary: load the session, check the input, SessionStart
+    /// hooks. An error here changes nothing.
+    async fn prepare(
+        agent: Agent,
+        options: RunOptions,
+        session: Option<Arc<dyn Session>>,
+        stream: Option<UnboundedSender<ResponseItem>>,
+    ) -> Result<Self, AgentError> {
+        let inner = &agent.inner;
+        let model = agent.model();
+        let system_prompt = agent.effective_system_prompt();
+        let mut info =
+            RunInfo::new(inner.name.as_str()).with_agent_id(inner.id.as_str()).with_values(options.values);
+        let mut history = Vec::new();
+        if let Some(session) = &session {
+            info = info.with_session(session.id());
+            let snapshot = session.load().await?;
+            if snapshot.is_suspended() {
+                return Err(AgentError::Session(SessionError::Suspended(session.id().to_owned())));
+            }
+            history = snapshot.messages();
+        }
+        if options.input.is_empty() && options.background_results.is_empty() {
+            return Err(AgentError::Rejected(
+                "no input: pass text, messages or content blocks (or background results)".into(),
+            ));
+        }
+        if history.is_empty() {
+            let seeded = hooks::session_start(&inner.hooks, SessionStartContext::new(info.clone())).await?;
+            if !seeded.persisted.is_empty()
+                && let Some(session) = &session
+            {
+                let mut turn = Turn::completed(new_id("turn"), seeded.persisted.clone());
+                turn.origin = Some(TurnOrigin::SessionStart);
+                session.save_turn(&turn).await?;
+            }
+            history.extend(seeded.persisted);
+            history.extend(seeded.transient);
+        }
+        let turn_id = new_id("turn");
+        info = info.with_turn(turn_id.as_str());
+        let prompt_cache_key = options.prompt_cache_key.clone().unwrap_or_else(|| match &session {
+            Some(s) => session_cache_key(s.id()),
+            None => inner.cache_key.clone(),
+        });
+        let interrupts = Interrupts {
+            cancel: options.cancel.clone(),
+            soft: options.soft_cancel.clone().unwrap_or_default(),
+            deadline: inner.response_timeout.map(|t| Instant::now() + t),
+        };
+        let mut response = Response::new(new_id("resp"));
+        response.model = model.model().to_owned();
+        let mut working = history;
+        working.extend(options.input.iter().cloned());
+        let mut run = Self {
+            emitter: Emitter::new(options.on_event.clone(), stream),
+            model,
+            system_prompt,
+            info,
+            interrupts,
+            session,
+            prompt_cache_key,
+            call_reminders: options.model_only_reminders.clone(),
+            response,
+            turn_id,
+            input: options.input,
+            output: Vec::new(),
+            working,
+            usage: Usage::default(),
+            tool_records: Vec::new(),
+            model_calls: Vec::new(),
+            next_call_reminders: Vec::new(),
+            pending_reminders: Vec::new(),
+            last_response: None,
+            stream_acc: None,
+            background: Vec::new(),
+            span: std::sync::Mutex::new(None),
+            agent,
+        };
+        run.background = options.background_results;
+        Ok(run)
+    }
+
+    /// Everything after the turn boundary; every path ends in [`finish`].
+    async fn execute(mut self) -> Result<Response, AgentError> {
+        self.span = std::sync::Mutex::new(Some(self.agent.inner.tracer.start_agent_run(&self.info)));
+        let exit = self.begin().await;
+        let exit = match exit {
+            Some(exit) => exit,
+            None => self.drive().await,
+        };
+        self.finish(exit).await
+    }
+
+    /// PreGeneration hooks and background-result delivery.
+    async fn begin(&mut self) -> Option<Exit> {
+        let edit =
+            hooks::generation(&self.agent.inner.hooks.pre_generation, self.generation_context(0)).await;
+        if let Some(exit) = self.apply_edit(edit) {
+            return Some(exit);
+        }
+        let handles = std::mem::take(&mut self.background);
+        if let Some(message) = messages::background_results_message(&handles) {
+            self.input.push(message.clone());
+            self.working.push(message);
+            hooks::post_background(&self.agent.inner.hooks, &self.info, &handles).await;
+        }
+        None
+    }
+
+    fn generation_context(&self, iteration: u32) -> dive_core::GenerationContext {
+        dive_core::GenerationContext::new(
+            self.info.clone(),
+            iteration,
+            self.system_prompt.clone(),
+            self.working.clone(),
+        )
+    }
+
+    /// Applies hook edits; returns the exit when a hook failed.
+    fn apply_edit(&mut self, edit: Result<dive_core::GenerationEdit, dive_core::HookError>) -> Option<Exit> {
+        let edit = match edit {
+            Ok(edit) => edit,
+            Err(e) => return Some(Exit::hook(e)),
+        };
+        if let Some(prompt) = edit.system_prompt {
+            self.system_prompt = prompt;
+        }
+        if let Some(messages) = edit.messages {
+            self.working = messages;
+        }
+        self.queue_reminders(edit.reminders);
+        None
+    }
+
+    fn queue_reminders(&mut self, reminders: Vec<dive_core::QueuedReminder>) {
+        for r in reminders {
+            match r.delivery {
+                dive_core::ReminderDelivery::ModelOnly => self.next_call_reminders.push(r.reminder),
+                _ => self.pending_reminders.push(r.reminder),
+            }
+        }
+    }
+
+    /// Records a message of the turn's output (and what the model sees).
+    fn push_output(&mut self, message: Message) {
+        self.working.push(message.clone());
+        self.output.push(message);
+    }
+
+    /// Records reminders as user blocks of the output.
+    fn push_output_blocks(&mut self, blocks: Vec<dive_core::Content>) {
+        messages::append_user_blocks(&mut self.working, blocks.clone());
+        messages::append_user_blocks(&mut self.output, blocks);
+    }
+
+    /// The step-boundary check: interrupts first, then a failed event callback.
+    fn boundary(&self) -> Option<Exit> {
+        if let Some(i) = self.interrupts.check() {
+            return Some(Exit::interrupted(i));
+        }
+        self.callback_failed()
+    }
+
+    fn callback_failed(&self) -> Option<Exit> {
+        self.emitter.take_callback_error().map(|e| Exit::Failed {
+            reason: OutcomeReason::CallbackError,
+            cause: TurnFailure::Callback(e),
+            hook: None,
+        })
+    }
+
+    /// The loop: model calls and tool batches until the model finishes or something stops it.
+    async fn drive(&mut self) -> Exit {
+        let limit = self.agent.inner.tool_iteration_limit;
+        let mut iteration: u32 = 0;
+        let mut pauses: u32 = 0;
+        let mut stop_hook_active = false;
+        loop {
+            if let Some(exit) = self.boundary() {
+                return exit;
+            }
+            let edit =
+                hooks::generation(&self.agent.inner.hooks.pre_iteration, self.generation_context(iteration))
+                    .await;
+            if let Some(exit) = self.apply_edit(edit) {
+                return exit;
+            }
+            let pending = std::mem::take(&mut self.pending_reminders);
+            self.push_output_blocks(messages::reminder_blocks(pending));
+            let tools = match self.resolve_tools().await {
+                Ok(tools) => tools,
+                Err(exit) => return exit,
+            };
+            let last_call = iteration >= limit;
+            if let Some(exit) = self.boundary() {
+                return exit;
+            }
+            let response = match self.call_model(&tools, iteration, last_call).await {
+                Ok(r) => r,
+                Err(exit) => return exit,
+            };
+            let client_calls: Vec<dive_core::ToolUse> = response.tool_uses().cloned().collect();
+            let kind = effective_stop_kind(&response, !client_calls.is_empty());
+            match kind {
+                StopKind::Finished | StopKind::ToolUse | StopKind::Other if client_calls.is_empty() => {
+                    self.record_response(&response);
+                    if let Some(exit) = self.callback_failed() {
+                        return exit;
+                    }
+                    match hooks::stop(
+                        &self.agent.inner.hooks,
+                        &self.info,
+                        iteration,
+                        &response,
+                        &self.output,
+                        stop_hook_active,
+                    )
+                    .await
+                    {
+                        Ok(Some(reason)) if iteration < limit => {
+                            stop_hook_active = true;
+                            iteration += 1;
+                            let text = format!("The following input arrived from the user: {reason}");
+                            if let Ok(r) = Reminder::new("stop-continuation", text) {
+                                self.push_output_blocks(vec![dive_core::Content::Reminder(r)]);
+                            }
+                            continue;
+                        }
+                        Ok(_) => return Exit::Completed,
+                        Err(e) => return Exit::hook(e),
+                    }
+                }
+                StopKind::Finished | StopKind::ToolUse => {
+                    self.record_response(&response);
+                    if last_call {
+                        self.answer_not_run(&client_calls);
+                        return Exit::stopped(OutcomeReason::IterationLimit);
+                    }
+                    if let Some(exit) = self.callback_failed() {
+                        return exit;
+                    }
+                    if let Some(exit) = self.run_batch(client_calls, &tools, iteration).await {
+                        return exit;
+                    }
+                    iteration += 1;
+                }
+                StopKind::Refusal => {
+                    self.record_response(&response);
+                    self.answer_not_run(&client_calls);
+                    return Exit::Completed;
+                }
+                StopKind::Pause if client_calls.is_empty() => {
+                    if pauses < self.agent.inner.pause_turn_limit {
+                        pauses += 1;
+                        self.record_response(&response);
+                        continue;
+                    }
+                    let mut trimmed = response.clone();
+                    drop_trailing_server_call(&mut trimmed);
+                    self.record_response(&trimmed);
+                    return Exit::stopped(OutcomeReason::Pause);
+                }
+                StopKind::OutputLimit | StopKind::ContextLimit => {
+                    let kept = self.record_response_dropping_truncated(&response);
+                    self.answer_not_run(&kept);
+                    let reason = if kind == StopKind::OutputLimit {
+                        OutcomeReason::OutputLimit
+                    } else {
+                        OutcomeReason::ContextLimit
+                    };
+                    return Exit::stopped(reason);
+                }
+                _ => {
+                    self.record_response(&response);
+                    self.answer_not_run(&client_calls);
+                    return Exit::Stopped {
+                        reason: OutcomeReason::ProviderStopped,
+                        detail: Some(response.stop_reason.clone()),
+                    };
+                }
+            }
+        }
+    }
+
+    /// Records the assistant message and emits its item; an empty response is not recorded.
+    fn record_response(&mut self, response: &ModelResponse) {
+        if response.content.is_empty() {
+            return;
+        }
+        let message = response.to_message();
+        self.emitter
+            .emit(ResponseItem::Message { message: message.clone(), usage: Some(response.usage.clone()) });
+        self.push_output(message);
+    }
+
+    /// Records a response cut by a limit: tool calls whose input did not parse are dropped.
+    /// Returns the complete calls kept.
+    fn record_response_dropping_truncated(&mut self, response: &ModelResponse) -> Vec<dive_core::ToolUse> {
+        let mut trimmed = response.clone();
+        trimmed.content.retain(|c| c.as_tool_use().is_none_or(|t| t.input.is_object()));
+        let kept = trimmed.tool_uses().cloned().collect();
+        self.record_response(&trimmed);
+        kept
+    }
+}
+
+/// The stop kind the loop acts on. A response with no stop reason at all (a hand-written
+/// model) counts as a tool-use stop when it has tool calls and as finished otherwise.
+fn effective_stop_kind(response: &ModelResponse, has_client_calls: bool) -> StopKind {
+    if response.stop_reason.trim().is_empty() {
+        return if has_client_calls { StopKind::ToolUse } else { StopKind::Finished };
+    }
+    response.stop_kind()
+}
+
+/// Drops a trailing server tool call that has no result block (a paused response given up).
+fn drop_trailing_server_call(response: &mut ModelResponse) {
+    if let Some(dive_core::Content::ServerToolUse(call)) = response.content.last() {
+        let id = call.id.clone();
+        let answered = response
+            .content
+            .iter()
+            .any(|c| matches!(c, dive_core::Content::ServerToolResult(r) if r.tool_use_id == id));
+        if !answered {
+            response.content.pop();
+        }
+    }
+}
+
+/// The prompt-cache routing key of a session: stable for the session, revealing nothing of
+/// its id (64-bit FNV-1a, hex).
+fn session_cache_key(session_id: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in session_id.bytes() {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("dive-session-{hash:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_cache_keys_are_stable_and_distinct() {
+        assert_eq!(session_cache_key("a"), session_cache_key("a"));
+        assert_ne!(session_cache_key("a"), session_cache_key("b"));
+        assert!(session_cache_key("secret-id").starts_with("dive-session-"));
+        assert!(!session_cache_key("secret-id").contains("secret"));
+    }
+
+    #[test]
+    fn missing_stop_reason_is_read_from_the_content() {
+        let r = ModelResponse::default();
+        assert_eq!(effective_stop_kind(&r, true), StopKind::ToolUse);
+        assert_eq!(effective_stop_kind(&r, false), StopKind::Finished);
+        assert_eq!(effective_stop_kind(&r.with_stop_reason("max_tokens"), true), StopKind::OutputLimit);
+    }
+}

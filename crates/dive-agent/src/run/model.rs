@@ -1,0 +1,219 @@
+//! One model call: resolving tools, building the request, calling (streaming when the model
+//! supports it), racing hard interrupts, and recording the call.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dive_core::{
+    LlmError, LlmErrorKind, ModelCallRecord, ModelRequest, ModelResponse, OutcomeReason, Reminder,
+    ResponseAccumulator, ResponseItem, Tool, ToolChoice, ToolDefinition,
+};
+use futures_util::StreamExt;
+
+use super::messages::{append_user_blocks, reminder_blocks};
+use super::{Exit, Interrupt, Run};
+use crate::error::TurnFailure;
+
+/// The tools of one model call: static tools, then toolset tools (a static tool wins a name
+/// clash).
+#[derive(Default)]
+pub(crate) struct ResolvedTools {
+    pub(crate) by_name: HashMap<String, Arc<dyn Tool>>,
+    pub(crate) definitions: Vec<ToolDefinition>,
+}
+
+impl ResolvedTools {
+    fn new(tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
+        let mut resolved = Self { by_name: HashMap::new(), definitions: Vec::new() };
+        for tool in tools {
+            resolved.add(tool);
+        }
+        resolved
+    }
+
+    fn add(&mut self, tool: Arc<dyn Tool>) {
+        if self.by_name.contains_key(tool.name()) {
+            tracing::warn!(tool = tool.name(), "a toolset tool shadows an existing tool name; ignored");
+            return;
+        }
+        self.definitions.push(tool.definition());
+        self.by_name.insert(tool.name().to_owned(), tool);
+    }
+}
+
+enum Failure {
+    Interrupted(Interrupt),
+    Llm(LlmError),
+}
+
+impl From<LlmError> for Failure {
+    fn from(e: LlmError) -> Self {
+        Self::Llm(e)
+    }
+}
+
+const TOOL_LIMIT_TEXT: &str =
+    "You have reached the tool-use limit of this turn. Answer now with what you have, without calling tools.";
+
+impl Run {
+    /// Static tools plus every toolset's current tools.
+    pub(super) async fn resolve_tools(&self) -> Result<ResolvedTools, Exit> {
+        let mut resolved = ResolvedTools::new(self.agent.inner.tools.iter().cloned());
+        for toolset in &self.agent.inner.toolsets {
+            match toolset.tools(&self.info).await {
+                Ok(tools) => tools.into_iter().for_each(|t| resolved.add(t)),
+                Err(source) => {
+                    return Err(Exit::Failed {
+                        reason: OutcomeReason::Error,
+                        cause: TurnFailure::Toolset { toolset: toolset.name().to_owned(), source },
+                        hook: None,
+                    });
+                }
+            }
+        }
+        Ok(resolved)
+    }
+
+    fn build_request(&mut self, tools: &ResolvedTools, last_call: bool) -> ModelRequest {
+        let mut messages = self.working.clone();
+        let mut tail: Vec<Reminder> = self.call_reminders.clone();
+        tail.append(&mut self.next_call_reminders);
+        let limit_applies = last_call && !tools.definitions.is_empty();
+        if limit_applies && let Ok(r) = Reminder::operator("tool-limit", TOOL_LIMIT_TEXT) {
+            tail.push(r);
+        }
+        append_user_blocks(&mut messages, reminder_blocks(tail));
+        let mut request = ModelRequest::new(messages).with_tools(tools.definitions.clone());
+        if !self.system_prompt.is_empty() {
+            request = request.with_system(self.system_prompt.clone());
+        }
+        request.prompt_cache_key = Some(self.prompt_cache_key.clone());
+        if limit_applies {
+            request.tool_choice = Some(ToolChoice::None);
+        }
+        self.agent.inner.settings.apply_to(&mut request);
+        request
+    }
+
+    /// Calls the model once. On failure the kept part of a streamed response is recorded and
+    /// the exit says why.
+    pub(super) async fn call_model(
+        &mut self,
+        tools: &ResolvedTools,
+        iteration: u32,
+        last_call: bool,
+    ) -> Result<ModelResponse, Exit> {
+        let request = self.build_request(tools, last_call);
+        let model = Arc::clone(&self.model);
+        let streaming = model.supports_streaming();
+        let requested = request.model.clone().unwrap_or_else(|| model.model().to_owned());
+        let mut record = ModelCallRecord::new(iteration, model.provider(), requested.clone());
+        record.streamed = streaming;
+        let mut span = self.agent.inner.tracer.start_chat(&self.info, model.provider(), &request, streaming);
+        let started = Instant::now();
+        let mut first_event: Option<Duration> = None;
+        let interrupts = self.interrupts.clone();
+        let result = tokio::select! {
+            biased;
+            why = interrupts.hard() => Err(Failure::Interrupted(why)),
+            r = self.request_model(request, streaming, started, &mut first_event) => r,
+        };
+        record.latency_ms = millis(started.elapsed());
+        record.time_to_first_event_ms = first_event.map(millis);
+        if let Some(ttfe) = first_event {
+            span.set_time_to_first_event(ttfe);
+        }
+        match result {
+            Ok(response) => {
+                self.stream_acc = None;
+                record.served_model =
+                    if response.model.is_empty() { requested } else { response.model.clone() };
+                record.response_id.clone_from(&response.id);
+                record.stop_reason.clone_from(&response.stop_reason);
+                record.stop_kind = response.stop_kind();
+                record.usage = response.usage.clone();
+                span.set_response(&response);
+                span.end();
+                self.usage += &response.usage;
+                self.model_calls.push(record);
+                self.last_response = Some(response.clone());
+                Ok(response)
+            }
+            Err(failure) => {
+                let stream_started = self.keep_partial();
+                let exit = match failure {
+                    Failure::Interrupted(why) => {
+                        record.error = Some(why.failure().to_string());
+                        Exit::interrupted(why)
+                    }
+                    Failure::Llm(error) => {
+                        record.error = Some(error.to_string());
+                        let reason = match error.kind {
+                            LlmErrorKind::Cancelled => OutcomeReason::Canceled,
+                            LlmErrorKind::StreamInterrupted => OutcomeReason::StreamInterrupted,
+                            _ if stream_started => OutcomeReason::StreamInterrupted,
+                            _ => OutcomeReason::ProviderError,
+                        };
+                        Exit::Failed { reason, cause: TurnFailure::Model(error), hook: None }
+                    }
+                };
+                span.set_error(record.error.as_deref().unwrap_or_default());
+                span.end();
+                self.model_calls.push(record);
+                Err(exit)
+            }
+        }
+    }
+
+    async fn request_model(
+        &mut self,
+        request: ModelRequest,
+        streaming: bool,
+        started: Instant,
+        first_event: &mut Option<Duration>,
+    ) -> Result<ModelResponse, Failure> {
+        let model = Arc::clone(&self.model);
+        if !streaming {
+            return Ok(model.generate(request).await?);
+        }
+        let mut events = model.stream(request).await?;
+        let wants_events = self.emitter.wants_events();
+        let acc = self.stream_acc.insert(ResponseAccumulator::new());
+        while let Some(event) = events.next().await {
+            let event = event?;
+            if first_event.is_none() {
+                *first_event = Some(started.elapsed());
+            }
+            acc.add(&event).map_err(|e| LlmError::new(LlmErrorKind::Decode, e.to_string()))?;
+            if wants_events {
+                self.emitter.emit(ResponseItem::ModelEvent { event });
+            }
+        }
+        if !acc.is_complete() {
+            return Err(Failure::Llm(LlmError::new(
+                LlmErrorKind::StreamInterrupted,
+                "the model stream ended before its final event",
+            )));
+        }
+        let acc = self.stream_acc.take().unwrap_or_default();
+        Ok(acc.into_response())
+    }
+
+    /// Records what can be kept of an interrupted stream (reference §6.6 rule 4); returns
+    /// whether the stream had started.
+    fn keep_partial(&mut self) -> bool {
+        let Some(acc) = self.stream_acc.take() else { return false };
+        let started = acc.has_started();
+        let partial = acc.into_partial_response(!self.agent.inner.drop_partial_text);
+        self.usage += &partial.usage;
+        if !partial.content.is_empty() {
+            self.push_output(partial.into_message());
+        }
+        started
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,95 @@
+//! Tool input validation against each tool's JSON Schema, with compiled validators cached per
+//! tool name (recompiled only when a tool's schema changes).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use dive_core::Tool;
+use jsonschema::Validator;
+use serde_json::Value;
+
+/// The most schema violations listed in one error result.
+const MAX_LISTED: usize = 5;
+
+/// A tool's schema as last seen, and its compiled validator (`None`: it does not compile).
+type Compiled = (Value, Option<Arc<Validator>>);
+
+#[derive(Default)]
+pub(crate) struct SchemaCache {
+    compiled: Mutex<HashMap<String, Compiled>>,
+}
+
+impl SchemaCache {
+    fn validator(&self, tool: &dyn Tool) -> Option<Arc<Validator>> {
+        let schema = tool.input_schema();
+        let mut map = self.compiled.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((cached, validator)) = map.get(tool.name())
+            && cached == schema
+        {
+            return validator.clone();
+        }
+        let validator = match jsonschema::validator_for(schema) {
+            Ok(v) => Some(Arc::new(v)),
+            Err(e) => {
+                tracing::warn!(tool = tool.name(), error = %e, "tool input schema does not compile; input is not validated");
+                None
+            }
+        };
+        map.insert(tool.name().to_owned(), (schema.clone(), validator.clone()));
+        validator
+    }
+
+    /// Checks `input` against the tool's schema. `Err` holds a message for the model naming
+    /// what is wrong, so it can correct the call.
+    pub(crate) fn check(&self, tool: &dyn Tool, input: &Value) -> Result<(), String> {
+        if tool.definition().is_native() {
+            return Ok(());
+        }
+        let Some(validator) = self.validator(tool) else {
+            return Ok(());
+        };
+        let empty = Value::Object(serde_json::Map::new());
+        let input = if input.is_null() { &empty } else { input };
+        let errors: Vec<String> = validator
+            .iter_errors(input)
+            .take(MAX_LISTED + 1)
+            .map(|e| {
+                let path = e.instance_path().to_string();
+                if path.is_empty() { e.to_string() } else { format!("at {path}: {e}") }
+            })
+            .collect();
+        if errors.is_empty() {
+            return Ok(());
+        }
+        let mut listed = errors.iter().take(MAX_LISTED).cloned().collect::<Vec<_>>().join("; ");
+        if errors.len() > MAX_LISTED {
+            listed.push_str("; …");
+        }
+        Err(format!(
+            "Invalid input for tool {}: {listed}. Fix the input to match the tool's schema and call it again.",
+            tool.name()
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dive_core::{FunctionTool, ToolResult};
+    use serde_json::json;
+
+    #[test]
+    fn invalid_input_names_the_problem() {
+        let tool =
+            FunctionTool::new("add", "adds", |_input: Value, _ctx| async { Ok(ToolResult::text("ok")) })
+                .with_schema(
+                    json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}),
+                );
+        let cache = SchemaCache::default();
+        assert!(cache.check(&tool, &json!({"a": 1})).is_ok());
+        let err = cache.check(&tool, &json!({"a": "x"})).unwrap_err();
+        assert!(err.contains("Invalid input for tool add"), "{err}");
+        assert!(err.contains("/a"), "{err}");
+        assert!(cache.check(&tool, &json!({})).unwrap_err().contains("\"a\" is a required property"));
+    }
+}
