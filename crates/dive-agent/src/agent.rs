@@ -34,6 +34,8 @@ pub(crate) struct AgentInner {
     pub(crate) save_timeout: Duration,
     pub(crate) drop_partial_text: bool,
     pub(crate) schemas: SchemaCache,
+    /// The static tools, indexed once.
+    pub(crate) tool_index: Arc<crate::run::ToolIndex>,
     pub(crate) cache_key: String,
 }
 

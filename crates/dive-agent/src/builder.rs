@@ -248,6 +248,7 @@ impl AgentBuilder {
             }
         }
         let id = self.id.unwrap_or_else(|| new_id("agent"));
+        let tool_index = Arc::new(crate::run::ToolIndex::new(tools.iter().cloned()));
         Ok(Agent {
             inner: Arc::new(AgentInner {
                 cache_key: format!("dive-agent-{id}"),
@@ -271,6 +272,7 @@ impl AgentBuilder {
                 save_timeout: self.save_timeout,
                 drop_partial_text: self.drop_partial_text,
                 schemas: SchemaCache::default(),
+                tool_index,
             }),
         })
     }

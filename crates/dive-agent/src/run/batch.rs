@@ -34,13 +34,11 @@ struct Batch {
 impl Batch {
     fn new(calls: Vec<ToolUse>, tools: &ResolvedTools) -> Self {
         let n = calls.len();
-        let halts = calls
-            .iter()
-            .map(|c| tools.by_name.get(&c.name).is_some_and(|t| t.annotations().halts_batch()))
-            .collect();
+        let halts =
+            calls.iter().map(|c| tools.get(&c.name).is_some_and(|t| t.annotations().halts_batch())).collect();
         let read_only = calls
             .iter()
-            .map(|c| tools.by_name.get(&c.name).is_some_and(|t| t.annotations().is_read_only()))
+            .map(|c| tools.get(&c.name).is_some_and(|t| t.annotations().is_read_only()))
             .collect();
         Self {
             read_only,
@@ -104,7 +102,7 @@ impl Run {
             && !batch
                 .calls
                 .iter()
-                .any(|c| tools.by_name.get(&c.name).is_some_and(|t| t.annotations().is_sequential_only()));
+                .any(|c| tools.get(&c.name).is_some_and(|t| t.annotations().is_sequential_only()));
         if parallel {
             self.run_parallel(&mut batch, tools, iteration).await;
         } else {

@@ -157,9 +157,9 @@ impl Run {
         iteration: u32,
         reminders: &mut BatchReminders,
     ) -> Result<Prepared, HookError> {
-        let Some(tool) = tools.by_name.get(&call.name).cloned() else {
+        let Some(tool) = tools.get(&call.name).cloned() else {
             self.emitter.emit(ResponseItem::ToolCall { call: call.clone(), preview: None });
-            let suggestions = suggest(&call.name, tools.by_name.keys().map(String::as_str));
+            let suggestions = suggest(&call.name, tools.names());
             let message = unknown_tool_message(&call.name, &suggestions);
             let result = ToolCallResult::new(call, ToolOutput::error(message.clone()))
                 .with_error(ToolCallError::new(ToolCallErrorKind::UnknownTool, message));

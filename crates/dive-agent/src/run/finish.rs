@@ -60,18 +60,22 @@ impl Run {
             response.stop_details.clone_from(&last.stop_details);
         }
         response.model_calls = std::mem::take(&mut self.model_calls);
-        response.turn = Some(turn.clone());
+        let ended =
+            self.emitter.wants_events().then(|| ResponseItem::TurnEnded { turn: Box::new(turn.clone()) });
+        response.turn = Some(turn);
         if let Some(mut span) = self.span.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take()
         {
             span.set_usage(&response.usage);
             let reason_text = serde_json::to_value(&reason).ok().and_then(|v| v.as_str().map(str::to_owned));
-            span.set_outcome(turn.status.as_str(), reason_text.as_deref());
+            span.set_outcome(response.status.as_str(), reason_text.as_deref());
             if let Some(f) = &failure {
                 span.set_error(&f.to_string());
             }
             span.end();
         }
-        self.emitter.emit_terminal(ResponseItem::TurnEnded { turn: Box::new(turn) });
+        if let Some(item) = ended {
+            self.emitter.emit_terminal(item);
+        }
 
         let cause = match (failure, save_error) {
             (Some(cause), save) => {

@@ -27,6 +27,7 @@ use crate::lock;
 use crate::options::RunOptions;
 
 pub(crate) use interrupt::{Interrupt, Interrupts};
+pub(crate) use model::ToolIndex;
 
 /// How the loop ended; [`finish`] turns it into the outcome, the saved turn and the result.
 #[derive(Debug)]

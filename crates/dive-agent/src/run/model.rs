@@ -15,21 +15,21 @@ use super::messages::{append_user_blocks, reminder_blocks};
 use super::{Exit, Interrupt, Run};
 use crate::error::TurnFailure;
 
-/// The tools of one model call: static tools, then toolset tools (a static tool wins a name
-/// clash).
+/// Tools by name, with their definitions in declaration order.
 #[derive(Default)]
-pub(crate) struct ResolvedTools {
-    pub(crate) by_name: HashMap<String, Arc<dyn Tool>>,
-    pub(crate) definitions: Vec<ToolDefinition>,
+pub(crate) struct ToolIndex {
+    by_name: HashMap<String, Arc<dyn Tool>>,
+    definitions: Vec<ToolDefinition>,
 }
 
-impl ResolvedTools {
-    fn new(tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
-        let mut resolved = Self { by_name: HashMap::new(), definitions: Vec::new() };
+impl ToolIndex {
+    /// Indexes tools; the first of two with one name wins.
+    pub(crate) fn new(tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
+        let mut index = Self::default();
         for tool in tools {
-            resolved.add(tool);
+            index.add(tool);
         }
-        resolved
+        index
     }
 
     fn add(&mut self, tool: Arc<dyn Tool>) {
@@ -39,6 +39,42 @@ impl ResolvedTools {
         }
         self.definitions.push(tool.definition());
         self.by_name.insert(tool.name().to_owned(), tool);
+    }
+}
+
+/// The tools of one model call: the agent's static tools (indexed once, at build), then
+/// toolset tools (a static tool wins a name clash).
+#[derive(Default)]
+pub(crate) struct ResolvedTools {
+    base: Arc<ToolIndex>,
+    extra: ToolIndex,
+}
+
+impl ResolvedTools {
+    fn add(&mut self, tool: Arc<dyn Tool>) {
+        if self.base.by_name.contains_key(tool.name()) {
+            tracing::warn!(tool = tool.name(), "a toolset tool shadows a static tool name; ignored");
+            return;
+        }
+        self.extra.add(tool);
+    }
+
+    /// The tool of this name.
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.base.by_name.get(name).or_else(|| self.extra.by_name.get(name))
+    }
+
+    /// Every tool name.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.base.by_name.keys().chain(self.extra.by_name.keys()).map(String::as_str)
+    }
+
+    fn definitions(&self) -> Vec<ToolDefinition> {
+        self.base.definitions.iter().chain(&self.extra.definitions).cloned().collect()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.base.definitions.is_empty() && self.extra.definitions.is_empty()
     }
 }
 
@@ -59,7 +95,8 @@ const TOOL_LIMIT_TEXT: &str =
 impl Run {
     /// Static tools plus every toolset's current tools.
     pub(super) async fn resolve_tools(&self) -> Result<ResolvedTools, Exit> {
-        let mut resolved = ResolvedTools::new(self.agent.inner.tools.iter().cloned());
+        let mut resolved =
+            ResolvedTools { base: Arc::clone(&self.agent.inner.tool_index), extra: ToolIndex::default() };
         for toolset in &self.agent.inner.toolsets {
             match toolset.tools(&self.info).await {
                 Ok(tools) => tools.into_iter().for_each(|t| resolved.add(t)),
@@ -79,12 +116,12 @@ impl Run {
         let mut messages = self.working.clone();
         let mut tail: Vec<Reminder> = self.call_reminders.clone();
         tail.append(&mut self.next_call_reminders);
-        let limit_applies = last_call && !tools.definitions.is_empty();
+        let limit_applies = last_call && !tools.is_empty();
         if limit_applies && let Ok(r) = Reminder::operator("tool-limit", TOOL_LIMIT_TEXT) {
             tail.push(r);
         }
         append_user_blocks(&mut messages, reminder_blocks(tail));
-        let mut request = ModelRequest::new(messages).with_tools(tools.definitions.clone());
+        let mut request = ModelRequest::new(messages).with_tools(tools.definitions());
         if !self.system_prompt.is_empty() {
             request = request.with_system(self.system_prompt.clone());
         }
