@@ -1,8 +1,9 @@
 //! Dive for Rust: build AI agents on the leading LLMs.
 //!
-//! This facade re-exports the vocabulary crate [`dive_core`] at its root. The engine, the
-//! providers (one feature each), the session stores and the toolkit join it as their crates
-//! land; `Cargo.toml` lists the features available in this version.
+//! This facade re-exports the vocabulary crate [`dive_core`] and the engine [`dive_agent`]
+//! ([`Agent`], [`RunOptions`], [`ResponseStream`]…) at its root. The providers (one feature
+//! each), the session stores and the toolkit join it as their crates land; `Cargo.toml` lists
+//! the features available in this version.
 //!
 //! ```
 //! use dive::{Message, Role};
@@ -11,4 +12,5 @@
 //! ```
 #![deny(missing_docs)]
 
+pub use dive_agent::*;
 pub use dive_core::*;
