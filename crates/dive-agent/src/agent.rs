@@ -12,6 +12,24 @@ use crate::settings::ModelSettings;
 use crate::stream::ResponseStream;
 use crate::validate::SchemaCache;
 
+/// Execution ownership of sessions across processes (reference §6.12).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ClaimOptions {
+    /// Who claims (unique per process, e.g. host + pid).
+    pub owner: String,
+    /// Lease length; renewed every third of it while the run lasts.
+    pub ttl: Duration,
+}
+
+impl ClaimOptions {
+    /// Claims as `owner` with a `ttl` lease.
+    #[must_use]
+    pub fn new(owner: impl Into<String>, ttl: Duration) -> Self {
+        Self { owner: owner.into(), ttl }
+    }
+}
+
 /// Everything an agent is configured with; shared by every run.
 pub(crate) struct AgentInner {
     pub(crate) name: String,
@@ -33,6 +51,10 @@ pub(crate) struct AgentInner {
     pub(crate) pause_turn_limit: u32,
     pub(crate) save_timeout: Duration,
     pub(crate) drop_partial_text: bool,
+    pub(crate) require_reconcile: bool,
+    pub(crate) discard_incomplete: bool,
+    pub(crate) checkpoint_steps: bool,
+    pub(crate) claim: Option<ClaimOptions>,
     pub(crate) schemas: SchemaCache,
     /// The static tools, indexed once.
     pub(crate) tool_index: Arc<crate::run::ToolIndex>,

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use dive_core::{Extension, Hooks, IntoTool, Llm, NopTracer, Session, Tool, Toolset, Tracer, new_id};
 
-use crate::agent::{Agent, AgentInner};
+use crate::agent::{Agent, AgentInner, ClaimOptions};
 use crate::error::AgentError;
 use crate::settings::ModelSettings;
 use crate::validate::SchemaCache;
@@ -57,6 +57,10 @@ pub struct AgentBuilder {
     pause_turn_limit: u32,
     save_timeout: Duration,
     drop_partial_text: bool,
+    require_reconcile: bool,
+    discard_incomplete: bool,
+    checkpoint_steps: bool,
+    claim: Option<ClaimOptions>,
 }
 
 impl std::fmt::Debug for AgentBuilder {
@@ -95,6 +99,10 @@ impl AgentBuilder {
             pause_turn_limit: DEFAULT_PAUSE_TURN_LIMIT,
             save_timeout: DEFAULT_SAVE_TIMEOUT,
             drop_partial_text: false,
+            require_reconcile: false,
+            discard_incomplete: false,
+            checkpoint_steps: false,
+            claim: None,
         }
     }
 
@@ -225,6 +233,34 @@ impl AgentBuilder {
         self
     }
 
+    /// Refuses new input while the latest turn has tool calls of unknown effect (outcome
+    /// `next: reconcile`); the caller must continue that turn first.
+    pub fn require_reconcile(mut self, require: bool) -> Self {
+        self.require_reconcile = require;
+        self
+    }
+
+    /// Pre-outcome behaviour for turns that end with an error: nothing is saved and no
+    /// OnIncompleteTurn hook runs (model-stop endings are still closed and saved).
+    pub fn discard_incomplete_turns(mut self, discard: bool) -> Self {
+        self.discard_incomplete = discard;
+        self
+    }
+
+    /// Records the turn as `running` before every step (needs a `TurnStore` session), so a
+    /// crash mid-turn is recovered as `process_exit` with the running call `unknown`.
+    pub fn checkpoint_steps(mut self, checkpoint: bool) -> Self {
+        self.checkpoint_steps = checkpoint;
+        self
+    }
+
+    /// Claims the session for the run (needs a `SessionClaimer` session); a run on a session
+    /// another owner holds fails before doing anything, and losing the claim cancels the run.
+    pub fn claim_sessions(mut self, claim: ClaimOptions) -> Self {
+        self.claim = Some(claim);
+        self
+    }
+
     /// Builds the agent.
     ///
     /// # Errors
@@ -271,6 +307,10 @@ impl AgentBuilder {
                 pause_turn_limit: self.pause_turn_limit,
                 save_timeout: self.save_timeout,
                 drop_partial_text: self.drop_partial_text,
+                require_reconcile: self.require_reconcile,
+                discard_incomplete: self.discard_incomplete,
+                checkpoint_steps: self.checkpoint_steps,
+                claim: self.claim,
                 schemas: SchemaCache::default(),
                 tool_index,
             }),

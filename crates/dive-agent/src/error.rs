@@ -26,10 +26,9 @@ pub enum AgentError {
     /// A SessionStart hook failed; nothing changed.
     #[error("session start hook failed: {0}")]
     SessionStart(#[source] HookError),
-    /// The invocation asked for something the session state does not allow (input given while
-    /// the session is suspended, and similar); nothing changed.
+    /// The invocation asked for something the session state does not allow; nothing changed.
     #[error("{0}")]
-    Rejected(String),
+    Rejected(#[from] Rejection),
     /// The turn started and ended early; the response holds what happened.
     #[error("{0}")]
     Turn(Box<TurnError>),
@@ -62,6 +61,53 @@ impl AgentError {
             _ => None,
         }
     }
+}
+
+/// Why an invocation was refused before its turn started (reference §2.5). Nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Rejection {
+    /// No input, no results to resume with, nothing to continue.
+    #[error("no input: pass text, messages or content blocks (or background results)")]
+    NoInput,
+    /// The session is suspended and the call neither resumes nor cancels it.
+    #[error(
+        "session {0:?} is suspended waiting for tool results: resume it with tool results or cancel the suspended turn"
+    )]
+    ResumeRequired(String),
+    /// New input was given while the session is suspended.
+    #[error(
+        "session {0:?} is suspended: new input is not accepted until the suspended turn is resumed or cancelled"
+    )]
+    InputOnSuspendedSession(String),
+    /// Tool results were given but there is no suspended turn.
+    #[error("there is no suspended turn to resume")]
+    NoSuspendedTurn,
+    /// A tool result names a call that is not pending.
+    #[error("tool call {0:?} is not pending in the suspended turn")]
+    UnknownPendingToolCall(String),
+    /// A result differs from the one already accepted for that call.
+    #[error("tool call {0:?} already has a different result")]
+    ConflictingToolResult(String),
+    /// `continue` was asked together with new input or a resume.
+    #[error("continue takes no new input and no tool results")]
+    ContinueWithInput,
+    /// `continue` was asked on an empty conversation.
+    #[error("there is nothing to continue: the conversation is empty")]
+    NothingToContinue,
+    /// New input while the latest turn has tool calls of unknown effect.
+    #[error(
+        "the latest turn has tool calls whose effect is unknown: reconcile them (continue the turn) before new input"
+    )]
+    UnreconciledToolCalls,
+    /// A durability option needs a session capability this session lacks.
+    #[error("session {session:?} cannot {needs}")]
+    Unsupported {
+        /// The session id.
+        session: String,
+        /// What was needed.
+        needs: &'static str,
+    },
 }
 
 /// A turn that started and ended with an error: its response, its outcome reason and the cause.
@@ -130,6 +176,9 @@ pub enum TurnFailure {
     /// The turn finished but saving it failed.
     #[error("saving the turn failed: {0}")]
     Save(#[source] SessionError),
+    /// Another owner took the session's claim while the turn ran.
+    #[error("the session claim was lost: {0}")]
+    ClaimLost(#[source] SessionError),
     /// Saving the turn did not finish within the save timeout; it may or may not have landed.
     #[error("saving the turn timed out; reload the session to see whether it landed")]
     SaveTimeout,

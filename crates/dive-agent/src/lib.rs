@@ -53,15 +53,16 @@ mod stream;
 mod suggest;
 mod validate;
 
-pub use agent::Agent;
+pub use agent::{Agent, ClaimOptions};
 pub use background::await_background_tasks;
 pub use builder::{
     AgentBuilder, DEFAULT_PAUSE_TURN_LIMIT, DEFAULT_RESPONSE_TIMEOUT, DEFAULT_SAVE_TIMEOUT,
     DEFAULT_TOOL_ITERATION_LIMIT,
 };
-pub use error::{AgentError, TurnError, TurnFailure};
+pub use error::{AgentError, Rejection, TurnError, TurnFailure};
 pub use lock::{SessionLock, lock_session};
-pub use options::{EventCallback, RunOptions};
+pub use options::{EventCallback, ResumeRequest, RunOptions};
+pub use run::TURN_CONTINUE_REMINDER;
 pub use settings::ModelSettings;
 pub use stream::ResponseStream;
 pub use tokio_util::sync::CancellationToken;

@@ -1,10 +1,12 @@
 //! [`RunOptions`]: what one invocation of an agent is given (reference §2.3).
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
 use dive_core::{
-    BackgroundTaskHandle, BoxError, Content, Message, Reminder, ResponseItem, Session, SoftCancel, Values,
+    BackgroundTaskHandle, BoxError, Content, Message, Reminder, ResponseItem, Session, SoftCancel,
+    SuspensionState, ToolOutput, Values,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -49,6 +51,33 @@ pub struct RunOptions {
     pub cancel: Option<CancellationToken>,
     /// Finished background tasks whose results are delivered at the start of this call.
     pub background_results: Vec<BackgroundTaskHandle>,
+    /// Results for pending tool calls of a suspended turn, by call id.
+    pub tool_results: BTreeMap<String, ToolOutput>,
+    /// A stateless resume: the suspension state the caller kept (overrides the session's).
+    pub resume: Option<SuspensionState>,
+    /// Resume only if the session's open turn and revision are these.
+    pub resume_request: Option<ResumeRequest>,
+    /// Call the model again on the history as it stands, with no new input.
+    pub continue_turn: bool,
+}
+
+/// A guarded resume (reference §6.10 `WithResumeRequest`): refused with a revision conflict,
+/// before any hook or model call, unless the session's open turn and revision match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ResumeRequest {
+    /// The suspended turn's id.
+    pub turn_id: String,
+    /// The session revision the caller last saw.
+    pub expected_revision: u64,
+}
+
+impl ResumeRequest {
+    /// A resume of `turn_id` expected at `expected_revision`.
+    #[must_use]
+    pub fn new(turn_id: impl Into<String>, expected_revision: u64) -> Self {
+        Self { turn_id: turn_id.into(), expected_revision }
+    }
 }
 
 impl fmt::Debug for RunOptions {
@@ -62,6 +91,10 @@ impl fmt::Debug for RunOptions {
             .field("soft_cancel", &self.soft_cancel)
             .field("cancel", &self.cancel)
             .field("background_results", &self.background_results.len())
+            .field("tool_results", &self.tool_results.keys().collect::<Vec<_>>())
+            .field("resume", &self.resume.as_ref().map(|s| s.turn_id.clone()))
+            .field("resume_request", &self.resume_request)
+            .field("continue_turn", &self.continue_turn)
             .finish_non_exhaustive()
     }
 }
@@ -135,6 +168,45 @@ impl RunOptions {
     pub fn with_cancel(mut self, token: CancellationToken) -> Self {
         self.cancel = Some(token);
         self
+    }
+
+    /// Resumes the session's suspended turn with results for some or all pending calls. With
+    /// only some, the turn stays suspended waiting for the rest.
+    #[must_use]
+    pub fn resume_with(results: impl IntoIterator<Item = (String, ToolOutput)>) -> Self {
+        Self { tool_results: results.into_iter().collect(), ..Self::default() }
+    }
+
+    /// Adds one result for a pending tool call.
+    #[must_use]
+    pub fn with_tool_result(mut self, call_id: impl Into<String>, output: ToolOutput) -> Self {
+        self.tool_results.insert(call_id.into(), output);
+        self
+    }
+
+    /// A stateless resume: `history` is the conversation before the suspended turn, `state`
+    /// the suspension the caller kept, `results` the answers.
+    #[must_use]
+    pub fn resume_stateless(
+        history: Vec<Message>,
+        state: SuspensionState,
+        results: impl IntoIterator<Item = (String, ToolOutput)>,
+    ) -> Self {
+        Self { input: history, resume: Some(state), ..Self::resume_with(results) }
+    }
+
+    /// Resumes only if the session's open turn and revision match.
+    #[must_use]
+    pub fn with_resume_request(mut self, request: ResumeRequest) -> Self {
+        self.resume_request = Some(request);
+        self
+    }
+
+    /// Calls the model again with no new input (on a session: the stored history; stateless:
+    /// `history`). On a turn store with an open incomplete turn, the turn is continued in place.
+    #[must_use]
+    pub fn continue_turn(history: Vec<Message>) -> Self {
+        Self { input: history, continue_turn: true, ..Self::default() }
     }
 
     /// Delivers finished background results at the start of this call.

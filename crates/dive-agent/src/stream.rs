@@ -66,7 +66,7 @@ impl ResponseStream {
         }
         match self.result.take() {
             Some(result) => result,
-            None => Err(AgentError::Rejected("the stream's result was already taken".into())),
+            None => Err(AgentError::Config("the stream's result was already taken".into())),
         }
     }
 }

@@ -365,6 +365,9 @@ pub struct SuspensionState {
     /// The turn's messages so far (input first).
     #[serde(default)]
     pub turn_messages: Vec<Message>,
+    /// How many of `turn_messages` are the turn's input (the rest is its output).
+    #[serde(default)]
+    pub input_count: usize,
     /// Usage so far.
     #[serde(default)]
     pub usage: Usage,

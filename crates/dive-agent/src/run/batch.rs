@@ -79,6 +79,25 @@ impl Batch {
         false
     }
 
+    fn records(&self) -> Vec<ToolCallRecord> {
+        self.calls
+            .iter()
+            .enumerate()
+            .map(|(i, call)| {
+                let mut record = ToolCallRecord::new(call.id.clone(), call.name.clone(), self.states[i]);
+                record.read_only = self.read_only[i];
+                record
+            })
+            .collect()
+    }
+
+    /// The results so far, in declared order, as one message (for running checkpoints).
+    fn results_so_far(&self) -> Option<dive_core::Message> {
+        let done: Vec<ToolCallResult> =
+            self.results.iter().flatten().filter(|r| r.suspended.is_none()).cloned().collect();
+        (!done.is_empty()).then(|| tool_results_message(&done, Vec::new()))
+    }
+
     fn stop_with(&mut self, exit: Exit) {
         if self.stop.is_none() {
             self.stop = Some(exit);
@@ -92,10 +111,18 @@ impl Run {
     pub(super) async fn run_batch(
         &mut self,
         calls: Vec<ToolUse>,
+        prefilled: Vec<ToolCallResult>,
         tools: &ResolvedTools,
         iteration: u32,
     ) -> Option<Exit> {
         let mut batch = Batch::new(calls, tools);
+        for result in prefilled {
+            if let Some(i) = batch.calls.iter().position(|c| c.id == result.id) {
+                batch.results[i] = Some(result);
+                batch.states[i] = ToolCallState::Completed;
+                batch.announced[i] = true;
+            }
+        }
         let parallel = self.agent.inner.parallel_tool_execution
             && batch.calls.len() > 1
             && !batch.halts.iter().any(|h| *h)
@@ -114,6 +141,9 @@ impl Run {
     async fn run_sequential(&mut self, batch: &mut Batch, tools: &ResolvedTools, iteration: u32) {
         let mut halted = false;
         for i in 0..batch.calls.len() {
+            if batch.results[i].is_some() {
+                continue;
+            }
             if let Some(exit) = self.boundary() {
                 batch.stop_with(exit);
                 return;
@@ -150,6 +180,12 @@ impl Run {
                 return;
             }
             batch.states[i] = ToolCallState::Running;
+            if let Some(exit) = self.batch_checkpoint(batch).await {
+                batch.states[i] = ToolCallState::NotStarted;
+                batch.stop_with(exit);
+                end_span(ready.meta);
+                return;
+            }
             let started = Instant::now();
             let interrupts = self.interrupts.clone();
             let turn_id = self.turn_id.clone();
@@ -170,7 +206,9 @@ impl Run {
             };
             let completed = self.complete_call(meta, executed, started, &mut batch.reminders).await;
             let failed = completed.result.is_error() || completed.result.error.is_some();
-            if batch.record(i, completed) {
+            let stop = batch.record(i, completed);
+            self.checkpoint_and_emit(batch, i).await;
+            if stop || batch.stop.is_some() {
                 return;
             }
             halted |= batch.halts[i] && failed;
@@ -183,6 +221,9 @@ impl Run {
         let turn_id = self.turn_id.clone();
         let calls = batch.calls.clone();
         for (i, call) in calls.iter().enumerate() {
+            if batch.results[i].is_some() {
+                continue;
+            }
             if let Some(exit) = self.boundary() {
                 batch.stop_with(exit);
                 break;
@@ -210,6 +251,19 @@ impl Run {
                 }
             }
         }
+        if !running.is_empty()
+            && let Some(exit) = self.batch_checkpoint(batch).await
+        {
+            // Nothing was polled yet: the launched calls never started.
+            for (i, meta) in metas.iter_mut().enumerate() {
+                if let Some(meta) = meta.take() {
+                    batch.states[i] = ToolCallState::NotStarted;
+                    end_span(meta);
+                }
+            }
+            batch.stop_with(exit);
+            return;
+        }
         let interrupts = self.interrupts.clone();
         loop {
             let next = tokio::select! {
@@ -222,6 +276,7 @@ impl Run {
                     let Some(meta) = metas[i].take() else { continue };
                     let completed = self.complete_call(meta, executed, started, &mut batch.reminders).await;
                     batch.record(i, completed);
+                    self.checkpoint_and_emit(batch, i).await;
                 }
                 Ok(None) => break,
                 Err(why) => {
@@ -235,6 +290,25 @@ impl Run {
                     break;
                 }
             }
+        }
+    }
+
+    /// A running checkpoint of the batch as it stands (call states and results so far).
+    async fn batch_checkpoint(&mut self, batch: &Batch) -> Option<Exit> {
+        if !self.agent.inner.checkpoint_steps || self.session.is_none() {
+            return None;
+        }
+        self.upsert_records(batch.records());
+        self.checkpoint(batch.results_so_far()).await
+    }
+
+    /// After a call completed: checkpoint it (a failure stops the batch), then emit its item.
+    async fn checkpoint_and_emit(&mut self, batch: &mut Batch, index: usize) {
+        if let Some(exit) = self.batch_checkpoint(batch).await {
+            batch.stop_with(exit);
+        }
+        if let Some(result) = batch.results[index].clone() {
+            self.emitter.emit(ResponseItem::ToolCallResult { result });
         }
     }
 
@@ -276,11 +350,8 @@ impl Run {
                 ToolCallResult::new(call, ToolOutput::error(text)).with_error(ToolCallError::new(kind, text));
             batch.results[i] = Some(self.complete_answered(result));
         }
-        for (i, call) in batch.calls.iter().enumerate() {
-            let mut record = ToolCallRecord::new(call.id.clone(), call.name.clone(), batch.states[i]);
-            record.read_only = batch.read_only[i];
-            self.tool_records.push(record);
-        }
+        let records = batch.records();
+        self.upsert_records(records);
         self.next_call_reminders.append(&mut batch.reminders.model_only);
         if suspended {
             let pending = batch

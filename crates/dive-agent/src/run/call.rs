@@ -230,7 +230,7 @@ impl Run {
         result
     }
 
-    /// Runs Post hooks on an executed call and emits its result.
+    /// Runs Post hooks on an executed call; the batch records, checkpoints and emits it.
     pub(super) async fn complete_call(
         &mut self,
         meta: CallMeta,
@@ -248,7 +248,6 @@ impl Run {
                 result.preview = preview;
                 result.additional_context = context;
                 result.duration_ms = duration_ms;
-                self.emitter.emit(ResponseItem::ToolCallResult { result: result.clone() });
                 span.set_result(&result);
                 span.end();
                 return Completed { result, suspend: Some(request), fatal: None, abort: None };
@@ -272,13 +271,12 @@ impl Run {
             self.background.push(handle);
         }
         let abort = self.post_hooks(&mut result, failed, reminders).await.err();
-        self.emitter.emit(ResponseItem::ToolCallResult { result: result.clone() });
         span.set_result(&result);
         span.end();
         Completed { result, suspend: None, fatal, abort }
     }
 
-    async fn post_hooks(
+    pub(super) async fn post_hooks(
         &self,
         result: &mut ToolCallResult,
         failed: bool,

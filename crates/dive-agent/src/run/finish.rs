@@ -30,26 +30,36 @@ impl Run {
         if let Some(hook) = hook {
             outcome = outcome.with_hook(hook);
         }
-        let mut discard = false;
-        if outcome.status() == TurnStatus::Incomplete {
+        // `discard_incomplete_turns`: an error exit is neither closed nor saved.
+        let mut discard = failure.is_some() && self.agent.inner.discard_incomplete;
+        if outcome.status() == TurnStatus::Incomplete && !discard {
             discard = self.close_incomplete(&mut outcome).await;
         }
 
-        let mut turn = Turn::new(self.turn_id.clone(), self.input.clone());
-        turn.messages.extend(self.output.iter().cloned());
-        turn.usage = self.usage.clone();
-        turn.tool_calls = self.tool_records.clone();
+        let mut turn = self.turn_record(None);
         turn.close(outcome.clone());
         if let Some(mut state) = suspension {
             state.turn_messages.clone_from(&turn.messages);
-            state.usage = self.usage.clone();
+            state.input_count = turn.input_count;
+            state.usage = turn.usage.clone();
             turn.suspension = Some(state);
         }
         let save_error = self.save(&mut turn, discard).await;
+        let failure = match (failure, self.claim.take()) {
+            (failure, Some(claim)) => {
+                let loss = claim.take_loss();
+                claim.release(self.agent.inner.save_timeout).await;
+                match (failure, loss) {
+                    (Some(TurnFailure::ClaimLost(_)), Some(e)) => Some(TurnFailure::ClaimLost(e)),
+                    (failure, _) => failure,
+                }
+            }
+            (failure, None) => failure,
+        };
 
         let mut response = std::mem::replace(&mut self.response, dive_core::Response::new(""));
         response.items = self.emitter.take_items();
-        response.output_messages = std::mem::take(&mut self.output);
+        response.output_messages = self.output.split_off(self.output_start.min(self.output.len()));
         response.usage = self.usage.clone();
         response.finished_at = Timestamp::now();
         response.status = turn.status;
@@ -192,10 +202,13 @@ impl Run {
 
     /// Saves the closed turn with a bounded write that ignores the run's cancellation.
     /// Returns the failure to report, if any.
-    async fn save(&self, turn: &mut Turn, discard: bool) -> Option<TurnFailure> {
-        let session = self.session.as_ref().filter(|_| !discard)?;
+    async fn save(&mut self, turn: &mut Turn, discard: bool) -> Option<TurnFailure> {
+        if discard || self.session.is_none() {
+            return None;
+        }
         let timeout = self.agent.inner.save_timeout;
-        match tokio::time::timeout(timeout, session.save_turn(turn)).await {
+        let record = turn.clone();
+        match tokio::time::timeout(timeout, self.write_turn(&record)).await {
             Ok(Ok(revision)) => {
                 turn.revision = revision;
                 turn.persistence = Persistence::Saved;

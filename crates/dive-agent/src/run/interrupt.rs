@@ -12,12 +12,13 @@ pub(crate) enum Interrupt {
     Cancelled,
     SoftCancelled,
     Deadline,
+    ClaimLost,
 }
 
 impl Interrupt {
     pub(crate) fn reason(self) -> OutcomeReason {
         match self {
-            Self::Cancelled | Self::SoftCancelled => OutcomeReason::Canceled,
+            Self::Cancelled | Self::SoftCancelled | Self::ClaimLost => OutcomeReason::Canceled,
             Self::Deadline => OutcomeReason::Deadline,
         }
     }
@@ -27,6 +28,9 @@ impl Interrupt {
             Self::Cancelled => TurnFailure::Cancelled,
             Self::SoftCancelled => TurnFailure::SoftCancelled,
             Self::Deadline => TurnFailure::Deadline,
+            Self::ClaimLost => TurnFailure::ClaimLost(dive_core::SessionError::Rejected(
+                "another owner took the session".into(),
+            )),
         }
     }
 }
@@ -38,6 +42,8 @@ pub(crate) struct Interrupts {
     pub(crate) cancel: Option<CancellationToken>,
     pub(crate) soft: SoftCancel,
     pub(crate) deadline: Option<Instant>,
+    /// Cancelled when the session claim is lost.
+    pub(crate) claim_lost: Option<CancellationToken>,
 }
 
 impl Interrupts {
@@ -45,6 +51,9 @@ impl Interrupts {
     pub(crate) fn check(&self) -> Option<Interrupt> {
         if self.cancel.as_ref().is_some_and(CancellationToken::is_cancelled) {
             return Some(Interrupt::Cancelled);
+        }
+        if self.claim_lost.as_ref().is_some_and(CancellationToken::is_cancelled) {
+            return Some(Interrupt::ClaimLost);
         }
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
             return Some(Interrupt::Deadline);
@@ -67,9 +76,16 @@ impl Interrupts {
                 None => std::future::pending().await,
             }
         };
+        let claim = async {
+            match &self.claim_lost {
+                Some(token) => token.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             biased;
             () = cancelled => Interrupt::Cancelled,
+            () = claim => Interrupt::ClaimLost,
             () = deadline => Interrupt::Deadline,
         }
     }

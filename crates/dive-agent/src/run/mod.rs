@@ -4,21 +4,23 @@
 
 mod batch;
 mod call;
+mod durability;
 mod finish;
 mod hooks;
 mod interrupt;
 mod messages;
 mod model;
+mod plan;
+mod prepare;
+mod resume;
 
 use std::sync::Arc;
 
 use dive_core::{
     AgentRunSpan, BackgroundTaskHandle, Llm, Message, ModelCallRecord, ModelResponse, OutcomeReason,
-    Reminder, Response, ResponseAccumulator, ResponseItem, RunInfo, Session, SessionError,
-    SessionStartContext, StopKind, Turn, TurnOrigin, Usage, new_id,
+    Reminder, Response, ResponseAccumulator, ResponseItem, RunInfo, Session, StopKind, TurnOrigin, Usage,
 };
 use tokio::sync::mpsc::UnboundedSender;
-use tokio::time::Instant;
 
 use crate::agent::Agent;
 use crate::emit::Emitter;
@@ -28,6 +30,8 @@ use crate::options::RunOptions;
 
 pub(crate) use interrupt::{Interrupt, Interrupts};
 pub(crate) use model::ToolIndex;
+pub use prepare::TURN_CONTINUE_REMINDER;
+use resume::ResumeWork;
 
 /// How the loop ended; [`finish`] turns it into the outcome, the saved turn and the result.
 #[derive(Debug)]
@@ -86,6 +90,19 @@ pub(crate) struct Run {
     last_response: Option<ModelResponse>,
     stream_acc: Option<ResponseAccumulator>,
     background: Vec<BackgroundTaskHandle>,
+    /// The session revision this run last saw or wrote (turn stores).
+    revision: u64,
+    /// Where this invocation's output starts in `output` (a resumed or continued turn keeps
+    /// its earlier output before it).
+    output_start: usize,
+    /// Usage of the turn before this invocation.
+    prior_usage: Usage,
+    origin: Option<TurnOrigin>,
+    /// Work a resume does before the loop.
+    resume: Option<ResumeWork>,
+    /// A partial resume: the turn stays suspended; OnSuspend does not fire again.
+    partial_resume: bool,
+    claim: Option<durability::ClaimGuard>,
     /// The run span (behind a mutex so the run is `Sync` and its future `Send`).
     span: std::sync::Mutex<Option<Box<dyn AgentRunSpan>>>,
 }
@@ -104,102 +121,24 @@ pub(crate) async fn run(
     };
     lock::while_held(session_id.as_deref(), async move {
         let run = Run::prepare(agent, options, session, stream).await?;
+        if run.partial_resume {
+            return run.finish_partial_resume().await;
+        }
         run.execute().await
     })
     .await
 }
 
 impl Run {
-    /// Everything before the turn boundary: load the session, check the input, SessionStart
-    /// hooks. An error here changes nothing.
-    async fn prepare(
-        agent: Agent,
-        options: RunOptions,
-        session: Option<Arc<dyn Session>>,
-        stream: Option<UnboundedSender<ResponseItem>>,
-    ) -> Result<Self, AgentError> {
-        let inner = &agent.inner;
-        let model = agent.model();
-        let system_prompt = agent.effective_system_prompt();
-        let mut info =
-            RunInfo::new(inner.name.as_str()).with_agent_id(inner.id.as_str()).with_values(options.values);
-        let mut history = Vec::new();
-        if let Some(session) = &session {
-            info = info.with_session(session.id());
-            let snapshot = session.load().await?;
-            if snapshot.is_suspended() {
-                return Err(AgentError::Session(SessionError::Suspended(session.id().to_owned())));
-            }
-            history = snapshot.messages();
-        }
-        if options.input.is_empty() && options.background_results.is_empty() {
-            return Err(AgentError::Rejected(
-                "no input: pass text, messages or content blocks (or background results)".into(),
-            ));
-        }
-        if history.is_empty() {
-            let seeded = hooks::session_start(&inner.hooks, SessionStartContext::new(info.clone())).await?;
-            if !seeded.persisted.is_empty()
-                && let Some(session) = &session
-            {
-                let mut turn = Turn::completed(new_id("turn"), seeded.persisted.clone());
-                turn.origin = Some(TurnOrigin::SessionStart);
-                session.save_turn(&turn).await?;
-            }
-            history.extend(seeded.persisted);
-            history.extend(seeded.transient);
-        }
-        let turn_id = new_id("turn");
-        info = info.with_turn(turn_id.as_str());
-        let prompt_cache_key = options.prompt_cache_key.clone().unwrap_or_else(|| match &session {
-            Some(s) => session_cache_key(s.id()),
-            None => inner.cache_key.clone(),
-        });
-        let interrupts = Interrupts {
-            cancel: options.cancel.clone(),
-            soft: options.soft_cancel.clone().unwrap_or_default(),
-            deadline: inner.response_timeout.map(|t| Instant::now() + t),
-        };
-        let mut response = Response::new(new_id("resp"));
-        response.model = model.model().to_owned();
-        let mut working = history;
-        working.extend(options.input.iter().cloned());
-        let mut run = Self {
-            emitter: Emitter::new(options.on_event.clone(), stream),
-            model,
-            system_prompt,
-            info,
-            interrupts,
-            session,
-            prompt_cache_key,
-            call_reminders: options.model_only_reminders.clone(),
-            response,
-            turn_id,
-            input: options.input,
-            output: Vec::new(),
-            working,
-            usage: Usage::default(),
-            tool_records: Vec::new(),
-            model_calls: Vec::new(),
-            next_call_reminders: Vec::new(),
-            pending_reminders: Vec::new(),
-            last_response: None,
-            stream_acc: None,
-            background: Vec::new(),
-            span: std::sync::Mutex::new(None),
-            agent,
-        };
-        run.background = options.background_results;
-        Ok(run)
-    }
-
     /// Everything after the turn boundary; every path ends in [`finish`].
     async fn execute(mut self) -> Result<Response, AgentError> {
         self.span = std::sync::Mutex::new(Some(self.agent.inner.tracer.start_agent_run(&self.info)));
-        let exit = self.begin().await;
-        let exit = match exit {
+        let exit = match self.begin().await {
             Some(exit) => exit,
-            None => self.drive().await,
+            None => match self.resume_batch().await {
+                Some(exit) => exit,
+                None => self.drive().await,
+            },
         };
         self.finish(exit).await
     }
@@ -216,6 +155,9 @@ impl Run {
             self.input.push(message.clone());
             self.working.push(message);
             hooks::post_background(&self.agent.inner.hooks, &self.info, &handles).await;
+        }
+        if self.resume.is_none() {
+            return self.checkpoint(None).await;
         }
         None
     }
@@ -267,6 +209,11 @@ impl Run {
     }
 
     /// The step-boundary check: interrupts first, then a failed event callback.
+    /// The turn's usage: before this invocation plus this invocation's.
+    fn turn_usage(&self) -> Usage {
+        self.prior_usage.clone() + self.usage.clone()
+    }
+
     fn boundary(&self) -> Option<Exit> {
         if let Some(i) = self.interrupts.check() {
             return Some(Exit::interrupted(i));
@@ -352,7 +299,10 @@ impl Run {
                     if let Some(exit) = self.callback_failed() {
                         return exit;
                     }
-                    if let Some(exit) = self.run_batch(client_calls, &tools, iteration).await {
+                    if let Some(exit) = self.checkpoint(None).await {
+                        return exit;
+                    }
+                    if let Some(exit) = self.run_batch(client_calls, Vec::new(), &tools, iteration).await {
                         return exit;
                     }
                     iteration += 1;

@@ -1,0 +1,180 @@
+//! Everything before the turn boundary: claims, the session load, the plan (fresh, resume,
+//! continue), SessionStart hooks. An error here changes nothing.
+
+use std::sync::Arc;
+
+use dive_core::{
+    Message, Reminder, Response, ResponseItem, RunInfo, Session, SessionStartContext, Turn, TurnOrigin,
+    Usage, new_id,
+};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::time::Instant;
+
+use super::durability::ClaimGuard;
+use super::plan::{self, OpenTurn, Plan};
+use super::resume::ResumeWork;
+use super::{Interrupts, Run, hooks, session_cache_key};
+use crate::agent::Agent;
+use crate::emit::Emitter;
+use crate::error::{AgentError, Rejection};
+use crate::options::RunOptions;
+
+/// The name of the reminder a continuation adds (model-only, or recorded when the history
+/// ends with an assistant message so roles keep alternating).
+pub const TURN_CONTINUE_REMINDER: &str = "turn-continue";
+
+const CONTINUE_TEXT: &str = "The user asked to continue: carry on from where the conversation stopped.";
+
+impl Run {
+    pub(super) async fn prepare(
+        agent: Agent,
+        options: RunOptions,
+        session: Option<Arc<dyn Session>>,
+        stream: Option<UnboundedSender<ResponseItem>>,
+    ) -> Result<Self, AgentError> {
+        let inner = &agent.inner;
+        if let Some(s) = &session
+            && inner.checkpoint_steps
+            && s.as_turn_store().is_none()
+        {
+            return Err(Rejection::Unsupported {
+                session: s.id().to_owned(),
+                needs: "record step checkpoints (it is not a TurnStore)",
+            }
+            .into());
+        }
+        let claim = match (&session, &inner.claim) {
+            (Some(s), Some(options)) => Some(ClaimGuard::acquire(Arc::clone(s), options).await?),
+            _ => None,
+        };
+        let model = agent.model();
+        let system_prompt = agent.effective_system_prompt();
+        let mut info = RunInfo::new(inner.name.as_str())
+            .with_agent_id(inner.id.as_str())
+            .with_values(options.values.clone());
+        let snapshot = match &session {
+            Some(s) => {
+                info = info.with_session(s.id());
+                Some(s.load().await?)
+            }
+            None => None,
+        };
+        let plan = plan::decide(inner, &options, session.as_deref(), snapshot.as_ref())?;
+        let mut revision = snapshot.as_ref().map_or(0, |s| s.revision);
+        let partial_resume = plan.is_partial_resume();
+
+        let mut turn_id = new_id("turn");
+        let mut input = options.input.clone();
+        let mut prior: Option<OpenTurn> = None;
+        let mut resume = None;
+        let mut call_reminders = options.model_only_reminders.clone();
+        let mut history = match plan {
+            Plan::Fresh { mut history } => {
+                if history.is_empty() {
+                    let seeded =
+                        hooks::session_start(&inner.hooks, SessionStartContext::new(info.clone())).await?;
+                    if !seeded.persisted.is_empty()
+                        && let Some(session) = &session
+                    {
+                        let mut turn = Turn::completed(new_id("turn"), seeded.persisted.clone());
+                        turn.origin = Some(TurnOrigin::SessionStart);
+                        super::durability::write_record(&**session, &mut revision, &turn).await?;
+                    }
+                    history.extend(seeded.persisted);
+                    history.extend(seeded.transient);
+                }
+                history
+            }
+            Plan::Resume { history, turn, state, accepted } => {
+                turn_id.clone_from(&turn.id);
+                input.clone_from(&turn.input);
+                prior = Some(turn);
+                resume = Some(ResumeWork { state, accepted });
+                history
+            }
+            Plan::Continue { history, fold } => {
+                match fold {
+                    Some(open) => {
+                        turn_id.clone_from(&open.id);
+                        input.clone_from(&open.input);
+                        prior = Some(open);
+                    }
+                    None => {
+                        input.clear();
+                        if let Ok(r) = Reminder::new(TURN_CONTINUE_REMINDER, CONTINUE_TEXT) {
+                            call_reminders.push(r);
+                        }
+                    }
+                }
+                history
+            }
+        };
+        if options.continue_turn {
+            // Roles must alternate: after an assistant message, record the continuation.
+            let last = prior.as_ref().and_then(|p| p.output.last()).or(history.last()).or(input.last());
+            if last.is_some_and(|m| m.role == dive_core::Role::Assistant)
+                && let Ok(r) = Reminder::new(TURN_CONTINUE_REMINDER, CONTINUE_TEXT)
+            {
+                match &mut prior {
+                    Some(open) => open.output.push(r.into_message()),
+                    None => input.push(r.into_message()),
+                }
+            }
+        }
+        info = info.with_turn(turn_id.as_str());
+        let prompt_cache_key = options.prompt_cache_key.clone().unwrap_or_else(|| match &session {
+            Some(s) => session_cache_key(s.id()),
+            None => inner.cache_key.clone(),
+        });
+        let interrupts = Interrupts {
+            cancel: options.cancel.clone(),
+            soft: options.soft_cancel.clone().unwrap_or_default(),
+            deadline: inner.response_timeout.map(|t| Instant::now() + t),
+            claim_lost: claim.as_ref().map(|c| c.lost.clone()),
+        };
+        let mut response = Response::new(new_id("resp"));
+        response.model = model.model().to_owned();
+        let (output, prior_usage, records) = match prior {
+            Some(open) => (open.output, open.usage, open.records),
+            None => (Vec::new(), Usage::default(), Vec::new()),
+        };
+        let working: Vec<Message> =
+            history.drain(..).chain(input.iter().cloned()).chain(output.iter().cloned()).collect();
+        let origin = (input.is_empty() && !options.background_results.is_empty()).then(|| {
+            let from = options.background_results.iter().find_map(|h| h.turn_id.clone()).unwrap_or_default();
+            TurnOrigin::Background { from_turn_id: from }
+        });
+        Ok(Self {
+            emitter: Emitter::new(options.on_event.clone(), stream),
+            model,
+            system_prompt,
+            info,
+            interrupts,
+            revision,
+            session,
+            prompt_cache_key,
+            call_reminders,
+            response,
+            turn_id,
+            input,
+            output_start: output.len(),
+            output,
+            working,
+            usage: Usage::default(),
+            prior_usage,
+            tool_records: records,
+            model_calls: Vec::new(),
+            next_call_reminders: Vec::new(),
+            pending_reminders: Vec::new(),
+            last_response: None,
+            stream_acc: None,
+            background: options.background_results,
+            origin,
+            resume,
+            partial_resume,
+            claim,
+            span: std::sync::Mutex::new(None),
+            agent,
+        })
+    }
+}

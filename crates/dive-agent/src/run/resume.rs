@@ -1,0 +1,151 @@
+//! Resuming a suspended turn (reference §6.10): supplied results go through the Post hooks;
+//! a partial resume saves the shrunken suspension before emitting its items; a full resume
+//! answers the suspended batch (running calls that never started) and continues the loop.
+
+use dive_core::{
+    OutcomeReason, PendingToolCall, Persistence, Response, ResponseItem, Role, SuspensionState, Timestamp,
+    ToolCallRecord, ToolCallResult, ToolCallState, ToolOutput, ToolUse, TurnOutcome, new_id,
+};
+
+use super::call::BatchReminders;
+use super::messages::tool_results_message;
+use super::{Exit, Run};
+use crate::error::AgentError;
+
+/// What a resume brings: the suspension and the results accepted for it.
+#[derive(Debug)]
+pub(super) struct ResumeWork {
+    pub(super) state: SuspensionState,
+    pub(super) accepted: Vec<(PendingToolCall, ToolOutput)>,
+}
+
+impl Run {
+    /// Runs Post hooks on supplied results; returns them and any abort.
+    async fn accept(
+        &mut self,
+        accepted: Vec<(PendingToolCall, ToolOutput)>,
+    ) -> (Vec<ToolCallResult>, Option<Exit>) {
+        let mut reminders = BatchReminders::default();
+        let mut results = Vec::new();
+        let mut exit = None;
+        for (pending, output) in accepted {
+            let call = ToolUse::new(pending.id.clone(), pending.name.clone(), pending.input.clone());
+            let mut result = ToolCallResult::new(&call, output);
+            let failed = result.is_error();
+            if let Err(abort) = self.post_hooks(&mut result, failed, &mut reminders).await
+                && exit.is_none()
+            {
+                exit = Some(Exit::hook(abort));
+            }
+            results.push(result);
+        }
+        for r in reminders.recorded {
+            self.pending_reminders.push(r);
+        }
+        self.next_call_reminders.extend(reminders.model_only);
+        self.upsert_records(
+            results
+                .iter()
+                .map(|r| ToolCallRecord::new(r.id.clone(), r.name.clone(), ToolCallState::Completed)),
+        );
+        (results, exit)
+    }
+
+    /// A full resume: answer the suspended batch, then the loop continues.
+    pub(super) async fn resume_batch(&mut self) -> Option<Exit> {
+        let work = self.resume.take()?;
+        let calls: Vec<ToolUse> = self
+            .output
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant && m.has_tool_uses())
+            .map(|m| m.tool_uses().cloned().collect())
+            .unwrap_or_default();
+        let mut prefilled: Vec<ToolCallResult> = work
+            .state
+            .completed
+            .iter()
+            .map(|c| {
+                ToolCallResult::new(
+                    &ToolUse::new(c.id.clone(), c.name.clone(), c.input.clone()),
+                    c.output.clone(),
+                )
+            })
+            .collect();
+        let (supplied, abort) = self.accept(work.accepted).await;
+        prefilled.extend(supplied.iter().cloned());
+        let ordered: Vec<ToolCallResult> =
+            calls.iter().filter_map(|c| prefilled.iter().find(|r| r.id == c.id).cloned()).collect();
+        if let Some(exit) = self.checkpoint(Some(tool_results_message(&ordered, Vec::new()))).await {
+            return Some(exit);
+        }
+        for result in supplied {
+            self.emitter.emit(ResponseItem::ToolCallResult { result });
+        }
+        if let Some(exit) = abort {
+            self.answer_prefilled(&calls, prefilled);
+            return Some(exit);
+        }
+        let tools = match self.resolve_tools().await {
+            Ok(tools) => tools,
+            Err(exit) => {
+                self.answer_prefilled(&calls, prefilled);
+                return Some(exit);
+            }
+        };
+        self.run_batch(calls, prefilled, &tools, 0).await
+    }
+
+    /// Appends the results known for a batch that will not run (the rest are answered when the
+    /// turn closes).
+    fn answer_prefilled(&mut self, calls: &[ToolUse], prefilled: Vec<ToolCallResult>) {
+        let ordered: Vec<ToolCallResult> =
+            calls.iter().filter_map(|c| prefilled.iter().find(|r| r.id == c.id).cloned()).collect();
+        self.push_output(tool_results_message(&ordered, Vec::new()));
+    }
+
+    /// A partial resume: the accepted results are saved into the suspension (still waiting
+    /// for the rest) before their items are emitted. A failed save changes nothing.
+    pub(super) async fn finish_partial_resume(mut self) -> Result<Response, AgentError> {
+        let Some(work) = self.resume.take() else { return self.execute().await };
+        let mut state = work.state;
+        let (results, _abort) = self.accept(work.accepted).await;
+        for r in &results {
+            state.pending.retain(|p| p.id != r.id);
+            state.completed.push(dive_core::CompletedToolCall::new(
+                r.id.clone(),
+                r.name.clone(),
+                r.input.clone(),
+                r.output.clone().unwrap_or_default(),
+            ));
+        }
+        let mut turn = self.turn_record(None);
+        turn.close(TurnOutcome::new(OutcomeReason::Suspended, self.tool_records.clone()));
+        state.turn_messages.clone_from(&turn.messages);
+        state.input_count = turn.input_count;
+        state.usage = turn.usage.clone();
+        turn.suspension = Some(state.clone());
+        if self.session.is_some() {
+            self.write_turn(&turn).await?;
+            turn.persistence = Persistence::Saved;
+        }
+        for result in results {
+            self.emitter.emit(ResponseItem::ToolCallResult { result });
+        }
+        let mut response = Response::new(new_id("resp"));
+        response.model = self.model.model().to_owned();
+        response.items = self.emitter.take_items();
+        response.status = turn.status;
+        response.suspension = Some(state);
+        response.usage = self.usage.clone();
+        response.finished_at = Timestamp::now();
+        if self.emitter.wants_events() {
+            self.emitter.emit_terminal(ResponseItem::TurnEnded { turn: Box::new(turn.clone()) });
+        }
+        response.turn = Some(turn);
+        if let Some(claim) = self.claim.take() {
+            claim.release(self.agent.inner.save_timeout).await;
+        }
+        Ok(response)
+    }
+}
