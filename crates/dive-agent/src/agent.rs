@@ -185,6 +185,23 @@ impl Agent {
         crate::run::run(self.clone(), options.into(), None).await
     }
 
+    /// Closes the suspended turn of a session (or of `options.resume` for a stateless caller)
+    /// without a model call: finished calls keep their results, pending calls are recorded as
+    /// unknown, the outcome is `canceled`, and the turn is saved.
+    ///
+    /// # Errors
+    /// [`Rejection::NoSuspendedTurn`](crate::Rejection::NoSuspendedTurn) when nothing is
+    /// suspended; session errors.
+    pub async fn cancel_suspended_turn(
+        &self,
+        options: impl Into<RunOptions>,
+    ) -> Result<Response, AgentError> {
+        let mut options = options.into();
+        options.cancel_suspended = true;
+        options.tool_results.clear();
+        crate::run::run(self.clone(), options, None).await
+    }
+
     /// Runs one turn and streams every item as it happens, raw model events included. The
     /// stream ends when the turn ends; [`ResponseStream::finish`] then gives the response.
     /// Dropping the stream cancels the run.

@@ -59,6 +59,8 @@ pub struct RunOptions {
     pub resume_request: Option<ResumeRequest>,
     /// Call the model again on the history as it stands, with no new input.
     pub continue_turn: bool,
+    /// Set by [`Agent::cancel_suspended_turn`](crate::Agent::cancel_suspended_turn).
+    pub(crate) cancel_suspended: bool,
 }
 
 /// A guarded resume (reference §6.10 `WithResumeRequest`): refused with a revision conflict,

@@ -143,7 +143,7 @@ impl Run {
 
     /// Answers a suspension that will not be resumed: finished calls keep their results,
     /// waiting calls get "unknown result".
-    fn abandon_suspension(&mut self, state: &SuspensionState) {
+    pub(super) fn abandon_suspension(&mut self, state: &SuspensionState) {
         let mut blocks: Vec<Content> = state
             .completed
             .iter()

@@ -102,6 +102,8 @@ pub(crate) struct Run {
     resume: Option<ResumeWork>,
     /// A partial resume: the turn stays suspended; OnSuspend does not fire again.
     partial_resume: bool,
+    /// Close the suspended turn as cancelled, without a model call.
+    cancel_suspended: bool,
     claim: Option<durability::ClaimGuard>,
     /// The run span (behind a mutex so the run is `Sync` and its future `Send`).
     span: std::sync::Mutex<Option<Box<dyn AgentRunSpan>>>,
@@ -123,6 +125,9 @@ pub(crate) async fn run(
         let run = Run::prepare(agent, options, session, stream).await?;
         if run.partial_resume {
             return run.finish_partial_resume().await;
+        }
+        if run.cancel_suspended {
+            return run.finish_cancelled_suspension().await;
         }
         run.execute().await
     })

@@ -67,7 +67,7 @@ pub(super) enum Plan {
     /// Results for a suspended turn.
     Resume {
         history: Vec<Message>,
-        turn: OpenTurn,
+        turn: Box<OpenTurn>,
         state: SuspensionState,
         accepted: Vec<(PendingToolCall, ToolOutput)>,
     },
@@ -77,8 +77,9 @@ pub(super) enum Plan {
 
 impl Plan {
     /// Whether a resume leaves calls pending (the turn stays suspended).
-    pub(super) fn is_partial_resume(&self) -> bool {
-        matches!(self, Self::Resume { state, accepted, .. } if accepted.len() < state.pending.len())
+    pub(super) fn is_partial_resume(&self, cancelling: bool) -> bool {
+        !cancelling
+            && matches!(self, Self::Resume { state, accepted, .. } if accepted.len() < state.pending.len())
     }
 }
 
@@ -114,7 +115,7 @@ pub(super) fn decide(
             return Err(Rejection::NoSuspendedTurn.into());
         }
     }
-    let resuming = options.resume.is_some() || !options.tool_results.is_empty();
+    let resuming = options.resume.is_some() || !options.tool_results.is_empty() || options.cancel_suspended;
     if options.continue_turn {
         if resuming || (session.is_some() && !options.input.is_empty()) {
             return Err(Rejection::ContinueWithInput.into());
@@ -159,7 +160,7 @@ pub(super) fn decide(
             _ => return Err(Rejection::NoSuspendedTurn.into()),
         };
         let accepted = accept_results(&state, &options.tool_results)?;
-        return Ok(Plan::Resume { history, turn, state, accepted });
+        return Ok(Plan::Resume { history, turn: Box::new(turn), state, accepted });
     }
     if suspended {
         return Err(if options.input.is_empty() {

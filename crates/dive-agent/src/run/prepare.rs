@@ -61,7 +61,8 @@ impl Run {
         };
         let plan = plan::decide(inner, &options, session.as_deref(), snapshot.as_ref())?;
         let mut revision = snapshot.as_ref().map_or(0, |s| s.revision);
-        let partial_resume = plan.is_partial_resume();
+        let partial_resume = plan.is_partial_resume(options.cancel_suspended);
+        let cancel_suspended = options.cancel_suspended;
 
         let mut turn_id = new_id("turn");
         let mut input = options.input.clone();
@@ -88,7 +89,7 @@ impl Run {
             Plan::Resume { history, turn, state, accepted } => {
                 turn_id.clone_from(&turn.id);
                 input.clone_from(&turn.input);
-                prior = Some(turn);
+                prior = Some(*turn);
                 resume = Some(ResumeWork { state, accepted });
                 history
             }
@@ -172,6 +173,7 @@ impl Run {
             origin,
             resume,
             partial_resume,
+            cancel_suspended,
             claim,
             span: std::sync::Mutex::new(None),
             agent,

@@ -104,6 +104,20 @@ impl Run {
         self.push_output(tool_results_message(&ordered, Vec::new()));
     }
 
+    /// Closes a suspended turn as cancelled without calling the model: finished calls keep
+    /// their results, pending calls are unknown; OnIncompleteTurn runs; no error is returned.
+    pub(super) async fn finish_cancelled_suspension(mut self) -> Result<Response, AgentError> {
+        self.span = std::sync::Mutex::new(Some(self.agent.inner.tracer.start_agent_run(&self.info)));
+        if let Some(work) = self.resume.take() {
+            self.abandon_suspension(&work.state);
+        }
+        let exit = Exit::Stopped {
+            reason: OutcomeReason::Canceled,
+            detail: Some("the suspended turn was cancelled".into()),
+        };
+        self.finish(exit).await
+    }
+
     /// A partial resume: the accepted results are saved into the suspension (still waiting
     /// for the rest) before their items are emitted. A failed save changes nothing.
     pub(super) async fn finish_partial_resume(mut self) -> Result<Response, AgentError> {
