@@ -101,6 +101,7 @@ impl SessionLog {
                 c.state = ToolCallState::Unknown;
             }
         }
+        turn.tool_calls.clone_from(&calls);
         let outcome = TurnOutcome::new(OutcomeReason::ProcessExit, calls)
             .with_error("the invocation ended without recording how (the process exited mid-turn)");
         turn.close(outcome);

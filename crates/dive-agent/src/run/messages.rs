@@ -1,7 +1,10 @@
 //! Small message helpers of the loop: reminders at the tail, tool-result messages, the
 //! background-results message.
 
-use dive_core::{BackgroundTaskHandle, Content, Message, Reminder, Role, ToolCallResult, ToolResultContent};
+use dive_core::{
+    BackgroundTaskHandle, Content, Message, Reminder, Role, TOOL_CALL_NOT_RUN_TEXT, TOOL_CALL_UNKNOWN_TEXT,
+    ToolCallRecord, ToolCallResult, ToolCallState, ToolResultContent, answer_unanswered_tool_calls_with,
+};
 
 /// Appends blocks to the last message when it is a user message, else as a new user message,
 /// so roles keep alternating.
@@ -13,6 +16,25 @@ pub(crate) fn append_user_blocks(messages: &mut Vec<Message>, blocks: Vec<Conten
         Some(last) if last.role == Role::User => last.content.extend(blocks),
         _ => messages.push(Message::new(Role::User, blocks)),
     }
+}
+
+/// Answers every call of `messages` that has no result by what its record says: "not run" for
+/// a call that never started, "unknown result" for any other (e.g. one running when a process
+/// died).
+pub(crate) fn answer_open_calls(messages: &[Message], records: &[ToolCallRecord]) -> Vec<Message> {
+    const MARK: &str = "\u{0}dive-unanswered\u{0}";
+    let mut answered = answer_unanswered_tool_calls_with(messages, MARK).into_owned();
+    for block in answered.iter_mut().flat_map(|m| m.content.iter_mut()) {
+        if let Content::ToolResult(r) = block
+            && r.text_content() == MARK
+        {
+            let not_started =
+                records.iter().any(|c| c.id == r.tool_use_id && c.state == ToolCallState::NotStarted);
+            let text = if not_started { TOOL_CALL_NOT_RUN_TEXT } else { TOOL_CALL_UNKNOWN_TEXT };
+            *r = ToolResultContent::error(r.tool_use_id.clone(), text);
+        }
+    }
+    answered
 }
 
 /// Reminders as content blocks.
@@ -91,6 +113,20 @@ mod tests {
         assert_eq!(ids, ["a", "b"]);
         assert!(msg.tool_results_iter().nth(1).unwrap().is_error);
         assert_eq!(msg.content.last().unwrap().as_text(), Some("note"));
+    }
+
+    #[test]
+    fn open_calls_are_answered_by_their_records() {
+        let call = |id: &str| Content::tool_use(id, "t", json!({}));
+        let messages = vec![Message::user("go"), Message::new(Role::Assistant, vec![call("a"), call("b")])];
+        let records = vec![
+            ToolCallRecord::new("a", "t", ToolCallState::Unknown),
+            ToolCallRecord::new("b", "t", ToolCallState::NotStarted),
+        ];
+        let answered = answer_open_calls(&messages, &records);
+        let texts: Vec<String> =
+            answered[2].tool_results_iter().map(ToolResultContent::text_content).collect();
+        assert_eq!(texts, [TOOL_CALL_UNKNOWN_TEXT, TOOL_CALL_NOT_RUN_TEXT]);
     }
 
     #[test]

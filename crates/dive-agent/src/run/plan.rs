@@ -130,7 +130,8 @@ pub(super) fn decide(
                     && session.is_some_and(|s| s.as_turn_store().is_some()) =>
             {
                 let mut open = OpenTurn::from_turn(turn);
-                open.output = strip_reminders(&open.output, Some(OUTCOME_REMINDER_NAME));
+                let stripped = strip_reminders(&open.output, Some(OUTCOME_REMINDER_NAME));
+                open.output = super::messages::answer_open_calls(&stripped, &open.records);
                 Some(open)
             }
             Some(turn) => {
