@@ -73,6 +73,15 @@ impl ClaimFiles {
         })
     }
 
+    /// Fails with [`SessionError::Claimed`] unless the claim file still names `owner`.
+    pub(crate) fn check_held(&self, owner: &str) -> Result<(), SessionError> {
+        match self.current()? {
+            Some((holder, _)) if holder == owner => Ok(()),
+            Some((holder, _)) => Err(SessionError::Claimed { id: self.id.clone(), owner: holder }),
+            None => Err(SessionError::Claimed { id: self.id.clone(), owner: String::new() }),
+        }
+    }
+
     pub(crate) fn release(&self, owner: &str) -> Result<(), SessionError> {
         self.with_lock(|| {
             if self.current()?.is_some_and(|(holder, _)| holder == owner) {
