@@ -6,7 +6,7 @@
 //! a `checkpoint_turn` with a stale revision fails with [`SessionError::RevisionConflict`]
 //! even when the other writer is another process. Claims are lease rows
 //! `(session_id, owner, expires_at)`. All database work runs on one dedicated thread per store
-//! (see [`worker`]), never on the caller's async runtime.
+//! (see `worker.rs`), never on the caller's async runtime.
 
 mod rows;
 pub mod schema;
@@ -120,9 +120,10 @@ impl Session for SqliteSession {
 
     fn load(&self) -> BoxFuture<'_, Result<SessionSnapshot, SessionError>> {
         let id = self.id.clone();
+        let owner = self.held_claim.lock().unwrap_or_else(PoisonError::into_inner).clone();
         self.worker.run(move |db| {
             if db.read(&id, SessionLog::has_running_turn)? {
-                db.write(&id, None, |log| {
+                db.write(&id, owner.as_deref(), |log| {
                     log.recover_running_turn();
                     Ok(log.revision())
                 })?;
