@@ -12,9 +12,11 @@
 //! line, and the file is left untouched. Lines of types from newer versions are kept and
 //! written back unchanged.
 //!
-//! A session notices when another process changed its file (size, time or inode differ from
-//! what it last read or wrote) and re-reads it before the next load or write, so a stale
-//! `checkpoint_turn` fails with [`SessionError::RevisionConflict`] instead of overwriting.
+//! Every write holds an OS lock on `{id}.jsonl.lock` from its check to its last byte, and a
+//! session notices when another process changed its file (size, time or inode differ from
+//! what it last read or wrote) and re-reads it first, so processes sharing a directory never
+//! lose each other's writes: a stale `checkpoint_turn` fails with
+//! [`SessionError::RevisionConflict`], and a torn line is healed only while no one appends.
 //! Claims are `{id}.claim` files replaced under an OS lock on `{id}.claim.lock`; a session
 //! that holds a claim refuses to write once the claim file names another owner. File I/O runs
 //! inline in the returned futures (an append is one small write).
@@ -37,6 +39,7 @@ use serde_json::json;
 
 use crate::claim::ClaimFiles;
 use crate::log::{SessionLog, page_of};
+use crate::os_lock::OsLock;
 
 /// The header `version` this library writes and the newest it reads.
 const FILE_VERSION: u64 = 1;
@@ -77,6 +80,10 @@ impl FileStore {
         self.dir.join(format!("{id}.jsonl"))
     }
 
+    fn lock_path(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.jsonl.lock"))
+    }
+
     fn live(&self) -> MutexGuard<'_, HashMap<String, Arc<FileSession>>> {
         self.live.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -88,13 +95,15 @@ impl FileStore {
             return Ok(Arc::clone(s));
         }
         let path = self.path(id);
-        let state = FileState::read_or_new(&path, id)?;
+        let os_lock = OsLock::new(self.lock_path(id));
+        let state = FileState::read_or_new(&path, id, Some(&os_lock))?;
         let session = Arc::new(FileSession {
             id: id.to_owned(),
             path,
             fsync_appends: self.fsync_appends,
             claims: ClaimFiles::new(&self.dir, id),
             held_claim: Mutex::new(None),
+            os_lock,
             state: Mutex::new(state),
         });
         live.insert(id.to_owned(), Arc::clone(&session));
@@ -104,15 +113,17 @@ impl FileStore {
     fn import_sync(&self, document: &SessionDocument) -> Result<Arc<FileSession>, SessionError> {
         let log = SessionLog::import(document)?;
         let id = log.doc.info.id.clone();
-        let path = self.path(&id);
-        if path.exists() {
-            return Err(SessionLog::exists_error(&id));
-        }
-        let mut state = FileState { log, foreign: Vec::new(), seen: None };
-        state.seen = Some(rewrite(&path, &state)?);
-        self.live().remove(&id);
         let session = self.open_sync(&id)?;
-        *session.lock() = state;
+        {
+            let mut state = session.lock();
+            let _held = session.os_lock.hold()?;
+            if Fingerprint::of(&session.path)?.is_some() {
+                return Err(SessionLog::exists_error(&id));
+            }
+            let mut imported = FileState { log, foreign: Vec::new(), seen: None };
+            imported.seen = Some(rewrite(&session.path, &imported)?);
+            *state = imported;
+        }
         Ok(session)
     }
 }
@@ -151,11 +162,23 @@ struct FileState {
 }
 
 impl FileState {
-    fn read_or_new(path: &Path, id: &str) -> Result<Self, SessionError> {
-        match Fingerprint::of(path)? {
-            Some(_) => read_file(path),
-            None => Ok(Self { log: SessionLog::new(id), foreign: Vec::new(), seen: None }),
+    /// Reads the file (a new state when there is none). A torn final line is healed under
+    /// the OS lock, re-reading first: what looked torn may be another process's append in
+    /// progress. `lock` is `None` when the caller already holds it.
+    fn read_or_new(path: &Path, id: &str, lock: Option<&OsLock>) -> Result<Self, SessionError> {
+        if Fingerprint::of(path)?.is_none() {
+            return Ok(Self { log: SessionLog::new(id), foreign: Vec::new(), seen: None });
         }
+        let (state, torn) = read_file(path)?;
+        if !torn {
+            return Ok(state);
+        }
+        let _held = lock.map(OsLock::hold).transpose()?;
+        let (mut state, torn) = if lock.is_some() { read_file(path)? } else { (state, torn) };
+        if torn {
+            state.seen = Some(rewrite(path, &state)?);
+        }
+        Ok(state)
     }
 }
 
@@ -167,7 +190,9 @@ fn corrupt(path: &Path, line: usize, reason: impl Into<String>) -> SessionError 
     }
 }
 
-fn read_file(path: &Path) -> Result<FileState, SessionError> {
+/// Parses a session file; the flag says whether its last line is torn (or lacks its newline)
+/// and the file needs healing.
+fn read_file(path: &Path) -> Result<(FileState, bool), SessionError> {
     let text = fs::read_to_string(path)?;
     let seen = Fingerprint::of(path)?;
     let ends_clean = text.ends_with('\n');
@@ -231,10 +256,7 @@ fn read_file(path: &Path) -> Result<FileState, SessionError> {
     }
     let mut state = state.ok_or_else(|| corrupt(path, 1, "the file has no session header"))?;
     state.log.doc.refresh_info();
-    if heal {
-        state.seen = Some(rewrite(path, &state)?);
-    }
-    Ok(state)
+    Ok((state, heal))
 }
 
 /// The fields of a line other than its payload (which is skipped unparsed).
@@ -338,6 +360,9 @@ pub struct FileSession {
     fsync_appends: bool,
     claims: ClaimFiles,
     held_claim: Mutex<Option<String>>,
+    /// Held across every check-and-write (and every re-read), so store instances in other
+    /// processes never interleave with ours.
+    os_lock: OsLock,
     state: Mutex<FileState>,
 }
 
@@ -347,10 +372,12 @@ impl FileSession {
     }
 
     /// Re-reads the file when another process changed it since we last read or wrote it.
-    fn sync_from_disk(&self, state: &mut FileState) -> Result<(), SessionError> {
+    /// `locked`: the caller holds the OS lock.
+    fn sync_from_disk(&self, state: &mut FileState, locked: bool) -> Result<(), SessionError> {
         let now = Fingerprint::of(&self.path)?;
         if now != state.seen {
-            *state = FileState::read_or_new(&self.path, &self.id)?;
+            let lock = (!locked).then_some(&self.os_lock);
+            *state = FileState::read_or_new(&self.path, &self.id, lock)?;
         }
         Ok(())
     }
@@ -371,7 +398,8 @@ impl FileSession {
     ) -> Result<u64, SessionError> {
         self.check_claim()?;
         let mut state = self.lock();
-        self.sync_from_disk(&mut state)?;
+        let _held = self.os_lock.hold()?;
+        self.sync_from_disk(&mut state, true)?;
         let before = state.log.doc.events.len();
         let last_was_running = state.log.doc.open_turn_is(TurnStatus::Running);
         let last_id = state.log.doc.events.last().map(|e| e.id().to_owned());
@@ -424,7 +452,7 @@ impl FileSession {
 
     fn read<T>(&self, f: impl FnOnce(&SessionLog) -> T) -> Result<T, SessionError> {
         let mut state = self.lock();
-        self.sync_from_disk(&mut state)?;
+        self.sync_from_disk(&mut state, false)?;
         Ok(f(&state.log))
     }
 }
@@ -537,6 +565,7 @@ impl SessionStore for FileStore {
         let result = validate_session_id(id).and_then(|()| {
             self.live().remove(id);
             ClaimFiles::new(&self.dir, id).remove();
+            OsLock::new(self.lock_path(id)).remove();
             match fs::remove_file(self.path(id)) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(SessionError::Io(e)),
                 _ => Ok(()),

@@ -39,6 +39,7 @@ mod claim;
 mod file;
 mod log;
 mod memory;
+mod os_lock;
 #[cfg(feature = "sqlite")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub mod sqlite;
