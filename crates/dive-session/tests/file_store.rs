@@ -1,6 +1,8 @@
 //! The JSONL store: conformance, durability across reopen, torn lines, corruption, newer lines.
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
 
+mod common;
+
 use dive_core::{Message, SessionError, SessionStore, Turn};
 use dive_session::FileStore;
 use futures::executor::block_on;
@@ -178,36 +180,14 @@ fn a_header_from_a_newer_version_is_refused_untouched() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
 }
 
-/// Threads on two store instances (separate caches and lock handles, like two processes) each
-/// load, then checkpoint at the loaded revision, retrying on conflict: every write lands once.
+/// Threads on two store instances (separate caches and locks or connections, like two
+/// processes) writing one session with revision checks lose nothing.
 #[test]
 fn concurrent_writers_on_two_instances_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let stores = [FileStore::new(dir.path()).unwrap(), FileStore::new(dir.path()).unwrap()];
-    std::thread::scope(|scope| {
-        for writer in 0..4 {
-            let store = &stores[writer % 2];
-            scope.spawn(move || {
-                let s = block_on(store.open("shared")).unwrap();
-                let ts = s.as_turn_store().unwrap();
-                for i in 0..10 {
-                    let turn = Turn::completed(format!("w{writer}-{i}"), vec![Message::user("x")]);
-                    loop {
-                        let rev = block_on(ts.load()).unwrap().revision;
-                        match block_on(ts.checkpoint_turn(rev, &turn)) {
-                            Ok(_) => break,
-                            Err(SessionError::RevisionConflict { .. }) => {} // reload and retry
-                            Err(e) => panic!("{e}"),
-                        }
-                    }
-                }
-            });
-        }
-    });
-    let s = block_on(FileStore::new(dir.path()).unwrap().open("shared")).unwrap();
-    let doc = block_on(s.as_history().unwrap().document()).unwrap();
-    let mut ids: Vec<String> = doc.turns().into_iter().map(|t| t.id).collect();
-    ids.sort();
-    ids.dedup();
-    assert_eq!((ids.len(), doc.revision), (40, 40), "every write once, revisions contiguous");
+    common::concurrent_writers_lose_nothing(
+        &FileStore::new(dir.path()).unwrap(),
+        &FileStore::new(dir.path()).unwrap(),
+        &FileStore::new(dir.path()).unwrap(),
+    );
 }
