@@ -10,7 +10,8 @@
 //! | [`hook`] | one hook trait per loop phase, [`Hooks`], [`Extension`] |
 //! | [`turn`] | [`Turn`], [`TurnOutcome`], tool-call states, suspension |
 //! | [`response`] | [`Response`], [`ResponseItem`], [`ToolCallResult`], [`ModelCallRecord`] |
-//! | [`session`] | [`Session`], [`TurnStore`], [`SessionClaimer`], [`SessionStore`] |
+//! | [`session`] | [`Session`], [`TurnStore`], [`SessionClaimer`], [`SessionHistory`], [`SessionStore`] |
+//! | [`session_event`] | [`SessionDocument`] (the full record and export format), [`SessionEvent`], [`Compaction`] |
 //! | [`reminder`] | typed runtime context for the model |
 //! | [`trace`], [`memory`] | [`Tracer`]; [`Embedder`], [`VectorStore`], memories, [`WritePolicy`] |
 //! | [`error`] | [`LlmError`], [`SessionError`], [`HookError`], [`MemoryError`] |
@@ -30,6 +31,7 @@ pub mod response;
 pub mod run;
 pub mod secret;
 pub mod session;
+pub mod session_event;
 pub mod time;
 pub mod tool;
 pub mod trace;
@@ -57,8 +59,12 @@ pub use response::{
 pub use run::{RunInfo, Values};
 pub use secret::{Secret, redact};
 pub use session::{
-    ListOptions, Session, SessionClaimer, SessionInfo, SessionPage, SessionSnapshot, SessionStore, TurnStore,
-    validate_session_id,
+    ListOptions, Session, SessionClaimer, SessionHistory, SessionInfo, SessionPage, SessionSnapshot,
+    SessionStore, TurnStore, validate_session_id,
+};
+pub use session_event::{
+    Compaction, ForkOptions, SESSION_DOCUMENT_FORMAT, SESSION_DOCUMENT_VERSION, SessionDocument, SessionEdit,
+    SessionEvent,
 };
 pub use time::Timestamp;
 pub use tool::*;

@@ -1,6 +1,7 @@
 //! Session traits: [`Session`] (a conversation the agent reads and records turns into),
 //! [`TurnStore`] (revision-checked checkpoints), [`SessionClaimer`] (execution ownership)
-//! and [`SessionStore`] (open, list, delete). Implementations live in `dive-session`;
+//! [`SessionHistory`] (the full record: events, title, metadata, compaction, removal) and
+//! [`SessionStore`] (open, list, delete, import, fork). Implementations live in `dive-session`;
 //! `dive-test` has a conformance suite for third-party stores.
 
 use std::sync::Arc;
@@ -11,7 +12,9 @@ use serde_json::{Map, Value};
 
 use crate::error::SessionError;
 use crate::future::BoxFuture;
+use crate::future::ready;
 use crate::message::Message;
+use crate::session_event::{ForkOptions, SessionDocument, SessionEdit};
 use crate::time::Timestamp;
 use crate::turn::{Turn, TurnOutcome};
 
@@ -73,6 +76,28 @@ pub trait Session: Send + Sync {
     fn as_claimer(&self) -> Option<&dyn SessionClaimer> {
         None
     }
+
+    /// The full-record interface (events, title, metadata, compaction), when supported.
+    fn as_history(&self) -> Option<&dyn SessionHistory> {
+        None
+    }
+}
+
+/// A session's full record: every event (turns and compactions), title, metadata, and the
+/// edits that are not turn records. Reads go through the returned [`SessionDocument`]
+/// (active window, full transcript, turns, total usage, compactions).
+pub trait SessionHistory: Session {
+    /// The whole session as it is stored now (a copy). A `running` turn is returned as is;
+    /// [`Session::load`] is what recovers it.
+    fn document(&self) -> BoxFuture<'_, Result<SessionDocument, SessionError>>;
+
+    /// Applies `edit` and returns the new revision. With `Some(expected_revision)` it is
+    /// refused with [`SessionError::RevisionConflict`] unless the session is still there.
+    fn edit<'a>(
+        &'a self,
+        expected_revision: Option<u64>,
+        edit: &'a SessionEdit,
+    ) -> BoxFuture<'a, Result<u64, SessionError>>;
 }
 
 /// Revision-checked turn records (optimistic concurrency, step checkpoints).
@@ -116,6 +141,9 @@ pub struct SessionInfo {
     /// Application metadata.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub metadata: Map<String, Value>,
+    /// The session this one was forked from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<String>,
 }
 
 impl SessionInfo {
@@ -131,6 +159,7 @@ impl SessionInfo {
             event_count: 0,
             suspended: false,
             metadata: Map::new(),
+            forked_from: None,
         }
     }
 }
@@ -197,6 +226,36 @@ pub trait SessionStore: Send + Sync {
 
     /// Deletes a session (no error when absent).
     fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), SessionError>>;
+
+    /// Creates a session from a document (an export of this or another store). Refused with
+    /// [`SessionError::Rejected`] when the document is not valid
+    /// ([`SessionDocument::validate`]) or a session with its id already has a revision.
+    /// The default refuses every import.
+    fn import<'a>(
+        &'a self,
+        document: &'a SessionDocument,
+    ) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
+        let _ = document;
+        ready(Err(SessionError::Rejected("this session store cannot import sessions".into())))
+    }
+
+    /// Copies session `from` to a new session `to` ([`SessionDocument::fork`]), through
+    /// [`SessionHistory::document`] and [`import`](Self::import).
+    fn fork<'a>(
+        &'a self,
+        from: &'a str,
+        to: &'a str,
+        options: &'a ForkOptions,
+    ) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
+        Box::pin(async move {
+            let source = self.open(from).await?;
+            let history = source.as_history().ok_or_else(|| {
+                SessionError::Rejected(format!("session {from:?} cannot be read as a whole to fork it"))
+            })?;
+            let copy = history.document().await?.fork(to, options)?;
+            self.import(&copy).await
+        })
+    }
 }
 
 /// Checks a session id: 1–128 characters of `[A-Za-z0-9_.-]`, not `.` or `..`.

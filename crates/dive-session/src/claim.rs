@@ -2,7 +2,7 @@
 //! atomically while holding an OS lock on `{id}.claim.lock`, so processes sharing a directory
 //! exclude each other.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -10,12 +10,14 @@ use std::time::Duration;
 use dive_core::{SessionError, Timestamp};
 use serde_json::{Value, json};
 
+use crate::os_lock::OsLock;
+
 /// The claim files of one session.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct ClaimFiles {
     id: String,
     claim: PathBuf,
-    lock: PathBuf,
+    lock: OsLock,
 }
 
 impl ClaimFiles {
@@ -23,16 +25,13 @@ impl ClaimFiles {
         Self {
             id: id.to_owned(),
             claim: dir.join(format!("{id}.claim")),
-            lock: dir.join(format!("{id}.claim.lock")),
+            lock: OsLock::new(dir.join(format!("{id}.claim.lock"))),
         }
     }
 
     fn with_lock<T>(&self, f: impl FnOnce() -> Result<T, SessionError>) -> Result<T, SessionError> {
-        let lock = OpenOptions::new().create(true).truncate(false).write(true).open(&self.lock)?;
-        lock.lock()?;
-        let result = f();
-        let _ = lock.unlock();
-        result
+        let _held = self.lock.hold()?;
+        f()
     }
 
     fn current(&self) -> Result<Option<(String, i64)>, SessionError> {
@@ -73,6 +72,15 @@ impl ClaimFiles {
         })
     }
 
+    /// Fails with [`SessionError::Claimed`] unless the claim file still names `owner`.
+    pub(crate) fn check_held(&self, owner: &str) -> Result<(), SessionError> {
+        match self.current()? {
+            Some((holder, _)) if holder == owner => Ok(()),
+            Some((holder, _)) => Err(SessionError::Claimed { id: self.id.clone(), owner: holder }),
+            None => Err(SessionError::Claimed { id: self.id.clone(), owner: String::new() }),
+        }
+    }
+
     pub(crate) fn release(&self, owner: &str) -> Result<(), SessionError> {
         self.with_lock(|| {
             if self.current()?.is_some_and(|(holder, _)| holder == owner) {
@@ -84,6 +92,6 @@ impl ClaimFiles {
 
     pub(crate) fn remove(&self) {
         let _ = fs::remove_file(&self.claim);
-        let _ = fs::remove_file(&self.lock);
+        self.lock.remove();
     }
 }

@@ -1,30 +1,48 @@
-//! [`FileStore`]: one JSONL file a session.
+//! [`FileStore`]: one JSONL file a session (the format is described in
+//! `docs/guides/sessions.md`).
 //!
-//! Line 1 is `{"line_type":"header","data":{…session info…}}`; every later line is
-//! `{"line_type":"turn","data":{…turn record…}}`. Recording a new turn appends one line in a
-//! single write; replacing the open turn rewrites the file through a temporary file, fsync,
-//! rename and a directory fsync, so a crash leaves either the old or the new file. On open, a
-//! torn final line (a crash mid-append) is dropped and the file healed; corruption anywhere
-//! else is a [`SessionError::Corrupt`] naming the line, and the file is left untouched. Lines
-//! of types from newer versions are kept and written back unchanged.
+//! Line 1 is `{"line_type":"header","version":1,"revision":N,"data":{…session info…}}`;
+//! every later line is an event: `{"line_type":"turn","data":{…turn record…}}`,
+//! `{"line_type":"compaction","data":{…}}`, or `{"line_type":"step","data":{…turn…}}` (a step
+//! checkpoint of the running last turn, replacing its earlier record on read). Recording a new
+//! event or a step appends one line in a single write; any other change rewrites the file
+//! through a temporary file, fsync, rename and a directory fsync, so a crash leaves either the
+//! old or the new file. On open, a torn final line (a crash mid-append) is dropped and the
+//! file healed; corruption anywhere else is a [`SessionError::Corrupt`] naming the file and
+//! line, and the file is left untouched. Lines of types from newer versions are kept and
+//! written back unchanged.
 //!
-//! Claims are `{id}.claim` files replaced under an OS lock on `{id}.claim.lock`. File I/O
-//! runs inline in the returned futures (appends are one small write).
+//! Every write holds an OS lock on `{id}.jsonl.lock` from its check to its last byte, and a
+//! session notices when another process changed its file (size, time or inode differ from
+//! what it last read or wrote) and re-reads it first, so processes sharing a directory never
+//! lose each other's writes: a stale `checkpoint_turn` fails with
+//! [`SessionError::RevisionConflict`], and a torn line is healed only while no one appends.
+//! Claims are `{id}.claim` files replaced under an OS lock on `{id}.claim.lock`; a session
+//! that holds a claim refuses to write once the claim file names another owner. File I/O runs
+//! inline in the returned futures (an append is one small write).
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, SystemTime};
 
 use dive_core::{
-    BoxFuture, ListOptions, Session, SessionClaimer, SessionError, SessionInfo, SessionPage, SessionSnapshot,
-    SessionStore, Turn, TurnStore, future::ready, validate_session_id,
+    BoxFuture, ListOptions, Session, SessionClaimer, SessionDocument, SessionEdit, SessionError,
+    SessionEvent, SessionHistory, SessionInfo, SessionPage, SessionSnapshot, SessionStore, Turn, TurnStatus,
+    TurnStore, future::ready, validate_session_id,
 };
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
 
 use crate::claim::ClaimFiles;
 use crate::log::{SessionLog, page_of};
+use crate::os_lock::OsLock;
+
+/// The header `version` this library writes and the newest it reads.
+const FILE_VERSION: u64 = 1;
 
 /// Sessions stored as JSONL files in a directory.
 #[derive(Debug, Clone)]
@@ -52,41 +70,115 @@ impl FileStore {
         self
     }
 
+    /// The directory holding the session files.
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     fn path(&self, id: &str) -> PathBuf {
         self.dir.join(format!("{id}.jsonl"))
     }
 
+    fn lock_path(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.jsonl.lock"))
+    }
+
+    fn live(&self) -> MutexGuard<'_, HashMap<String, Arc<FileSession>>> {
+        self.live.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     fn open_sync(&self, id: &str) -> Result<Arc<FileSession>, SessionError> {
         validate_session_id(id)?;
-        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut live = self.live();
         if let Some(s) = live.get(id) {
             return Ok(Arc::clone(s));
         }
         let path = self.path(id);
-        let state = if path.exists() { read_file(&path)? } else { FileState::new(id) };
+        let os_lock = OsLock::new(self.lock_path(id));
+        let state = FileState::read_or_new(&path, id, Some(&os_lock))?;
         let session = Arc::new(FileSession {
             id: id.to_owned(),
             path,
             fsync_appends: self.fsync_appends,
             claims: ClaimFiles::new(&self.dir, id),
+            held_claim: Mutex::new(None),
+            os_lock,
             state: Mutex::new(state),
         });
         live.insert(id.to_owned(), Arc::clone(&session));
         Ok(session)
+    }
+
+    fn import_sync(&self, document: &SessionDocument) -> Result<Arc<FileSession>, SessionError> {
+        let log = SessionLog::import(document)?;
+        let id = log.doc.info.id.clone();
+        let session = self.open_sync(&id)?;
+        {
+            let mut state = session.lock();
+            let _held = session.os_lock.hold()?;
+            if Fingerprint::of(&session.path)?.is_some() {
+                return Err(SessionLog::exists_error(&id));
+            }
+            let mut imported = FileState { log, foreign: Vec::new(), seen: None };
+            imported.seen = Some(rewrite(&session.path, &imported)?);
+            *state = imported;
+        }
+        Ok(session)
+    }
+}
+
+/// What identifies the version of a file we last read or wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fingerprint {
+    len: u64,
+    modified: Option<SystemTime>,
+    inode: u64,
+}
+
+impl Fingerprint {
+    fn of(path: &Path) -> Result<Option<Self>, SessionError> {
+        match fs::metadata(path) {
+            Ok(m) => {
+                #[cfg(unix)]
+                let inode = std::os::unix::fs::MetadataExt::ino(&m);
+                #[cfg(not(unix))]
+                let inode = 0;
+                Ok(Some(Self { len: m.len(), modified: m.modified().ok(), inode }))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e.into()),
+        }
     }
 }
 
 #[derive(Debug)]
 struct FileState {
     log: SessionLog,
-    /// Lines of unknown types, with the number of turns before them.
+    /// Lines of unknown types, with the number of events before them.
     foreign: Vec<(usize, String)>,
-    exists: bool,
+    /// The file as last read or written (`None`: no file yet).
+    seen: Option<Fingerprint>,
 }
 
 impl FileState {
-    fn new(id: &str) -> Self {
-        Self { log: SessionLog::new(id), foreign: Vec::new(), exists: false }
+    /// Reads the file (a new state when there is none). A torn final line is healed under
+    /// the OS lock, re-reading first: what looked torn may be another process's append in
+    /// progress. `lock` is `None` when the caller already holds it.
+    fn read_or_new(path: &Path, id: &str, lock: Option<&OsLock>) -> Result<Self, SessionError> {
+        if Fingerprint::of(path)?.is_none() {
+            return Ok(Self { log: SessionLog::new(id), foreign: Vec::new(), seen: None });
+        }
+        let (state, torn) = read_file(path)?;
+        if !torn {
+            return Ok(state);
+        }
+        let _held = lock.map(OsLock::hold).transpose()?;
+        let (mut state, torn) = if lock.is_some() { read_file(path)? } else { (state, torn) };
+        if torn {
+            state.seen = Some(rewrite(path, &state)?);
+        }
+        Ok(state)
     }
 }
 
@@ -98,8 +190,11 @@ fn corrupt(path: &Path, line: usize, reason: impl Into<String>) -> SessionError 
     }
 }
 
-fn read_file(path: &Path) -> Result<FileState, SessionError> {
+/// Parses a session file; the flag says whether its last line is torn (or lacks its newline)
+/// and the file needs healing.
+fn read_file(path: &Path) -> Result<(FileState, bool), SessionError> {
     let text = fs::read_to_string(path)?;
+    let seen = Fingerprint::of(path)?;
     let ends_clean = text.ends_with('\n');
     let lines: Vec<&str> = text.lines().collect();
     let mut state: Option<FileState> = None;
@@ -107,92 +202,154 @@ fn read_file(path: &Path) -> Result<FileState, SessionError> {
     for (i, line) in lines.iter().enumerate() {
         let number = i + 1;
         let last = i + 1 == lines.len();
-        let value: Value = match serde_json::from_str(line) {
+        // Two typed passes (the line type, then the payload) are several times faster than
+        // building a `Value` for every line.
+        let head: LineHead = match serde_json::from_str(line) {
             Ok(v) => v,
             Err(_) if last && !ends_clean => {
                 heal = true; // a torn final append: drop it
                 break;
             }
-            Err(e) => return Err(corrupt(path, number, format!("not JSON: {e}"))),
+            Err(e) => return Err(corrupt(path, number, format!("not a JSON line: {e}"))),
         };
         if last && !ends_clean {
             heal = true; // complete but missing its newline: keep and heal
         }
-        let kind = value.get("line_type").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let data = value.get("data").cloned().unwrap_or(Value::Null);
-        match (kind.as_str(), state.as_mut()) {
-            ("header", None) => {
-                let info: SessionInfo = serde_json::from_value(data)
-                    .map_err(|e| corrupt(path, number, format!("bad header: {e}")))?;
-                let revision = value.get("revision").and_then(Value::as_u64).unwrap_or(0);
-                let mut log = SessionLog::new(info.id.clone());
-                log.info = info;
-                log.revision = revision;
-                state = Some(FileState { log, foreign: Vec::new(), exists: true });
+        let Some(s) = state.as_mut() else {
+            if head.line_type != "header" {
+                return Err(corrupt(path, number, "the first line is not a session header"));
             }
-            (_, None) => return Err(corrupt(path, number, "the first line is not a session header")),
-            ("turn", Some(s)) => {
-                let turn: Turn = serde_json::from_value(data)
-                    .map_err(|e| corrupt(path, number, format!("bad turn: {e}")))?;
-                s.log.revision = s.log.revision.max(turn.revision);
-                match s.log.turns.iter().position(|t| t.id == turn.id) {
-                    Some(p) => s.log.turns[p] = turn,
-                    None => s.log.turns.push(turn),
-                }
+            let version = head.version.unwrap_or(1);
+            if version > FILE_VERSION {
+                return Err(corrupt(
+                    path,
+                    number,
+                    format!("written by a newer version (file version {version}); not changed"),
+                ));
             }
-            (_, Some(s)) => s.foreign.push((s.log.turns.len(), (*line).to_owned())),
+            let info: SessionInfo = payload(path, number, line, "header")?;
+            let mut log = SessionLog::new(info.id.clone());
+            log.doc.info = info;
+            log.doc.revision = head.revision.unwrap_or(0);
+            state = Some(FileState { log, foreign: Vec::new(), seen });
+            continue;
+        };
+        let event = match head.line_type.as_str() {
+            "turn" | "step" => SessionEvent::Turn(payload(path, number, line, "turn")?),
+            "compaction" => SessionEvent::Compaction(payload(path, number, line, "compaction")?),
+            _ => {
+                s.foreign.push((s.log.doc.events.len(), (*line).to_owned()));
+                continue;
+            }
+        };
+        let doc = &mut s.log.doc;
+        doc.revision = doc.revision.max(event.revision());
+        // A record whose id is already there replaces it (step checkpoints, later versions).
+        let same = |e: &SessionEvent| e.id() == event.id();
+        match doc.events.last().filter(|e| same(e)).map(|_| doc.events.len() - 1) {
+            Some(p) => doc.events[p] = event,
+            None => match doc.events.iter().position(same) {
+                Some(p) => doc.events[p] = event,
+                None => doc.events.push(event),
+            },
         }
     }
     let mut state = state.ok_or_else(|| corrupt(path, 1, "the file has no session header"))?;
-    state.log.refresh_info();
-    if heal {
-        rewrite(path, &state)?;
-        state.exists = true;
-    }
-    Ok(state)
+    state.log.doc.refresh_info();
+    Ok((state, heal))
+}
+
+/// The fields of a line other than its payload (which is skipped unparsed).
+#[derive(Deserialize)]
+struct LineHead {
+    line_type: String,
+    #[serde(default)]
+    version: Option<u64>,
+    #[serde(default)]
+    revision: Option<u64>,
+}
+
+/// A line's payload.
+#[derive(Deserialize)]
+struct LineData<T> {
+    data: T,
+}
+
+fn payload<T: DeserializeOwned>(
+    path: &Path,
+    number: usize,
+    line: &str,
+    what: &str,
+) -> Result<T, SessionError> {
+    serde_json::from_str::<LineData<T>>(line)
+        .map(|l| l.data)
+        .map_err(|e| corrupt(path, number, format!("bad {what}: {e}")))
 }
 
 fn header_line(state: &FileState) -> Result<String, SessionError> {
     Ok(serde_json::to_string(&json!({
         "line_type": "header",
-        "revision": state.log.revision,
-        "data": state.log.info,
+        "version": FILE_VERSION,
+        "revision": state.log.doc.revision,
+        "data": state.log.doc.info,
     }))?)
 }
 
-fn turn_line(turn: &Turn) -> Result<String, SessionError> {
-    Ok(serde_json::to_string(&json!({"line_type": "turn", "data": turn}))?)
+fn event_line(event: &SessionEvent, step: bool) -> Result<String, SessionError> {
+    let mut line = match event {
+        SessionEvent::Turn(t) if step => serde_json::to_string(&json!({"line_type": "step", "data": t}))?,
+        SessionEvent::Turn(t) => serde_json::to_string(&json!({"line_type": "turn", "data": t}))?,
+        SessionEvent::Compaction(c) => serde_json::to_string(&json!({"line_type": "compaction", "data": c}))?,
+        other => {
+            return Err(SessionError::Rejected(format!(
+                "the file store cannot write the event {:?}",
+                other.id()
+            )));
+        }
+    };
+    line.push('\n');
+    Ok(line)
 }
 
-fn rewrite(path: &Path, state: &FileState) -> Result<(), SessionError> {
+fn rewrite(path: &Path, state: &FileState) -> Result<Fingerprint, SessionError> {
     let mut text = header_line(state)?;
     text.push('\n');
-    for (i, turn) in state.log.turns.iter().enumerate() {
+    let events = &state.log.doc.events;
+    for (i, event) in events.iter().enumerate() {
         for (_, line) in state.foreign.iter().filter(|(at, _)| *at == i) {
             text.push_str(line);
             text.push('\n');
         }
-        text.push_str(&turn_line(turn)?);
-        text.push('\n');
+        text.push_str(&event_line(event, false)?);
     }
-    for (_, line) in state.foreign.iter().filter(|(at, _)| *at >= state.log.turns.len()) {
+    for (_, line) in state.foreign.iter().filter(|(at, _)| *at >= events.len()) {
         text.push_str(line);
         text.push('\n');
     }
     let tmp = path.with_extension("jsonl.tmp");
-    {
+    let written = (|| {
         let mut f = File::create(&tmp)?;
         f.write_all(text.as_bytes())?;
         f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(e.into());
     }
-    fs::rename(&tmp, path)?;
     if let Some(dir) = path.parent()
         && let Ok(d) = File::open(dir)
     {
         // Directory fsync makes the rename durable; not supported on every platform.
         let _ = d.sync_all();
     }
-    Ok(())
+    Fingerprint::of(path)?.ok_or_else(|| corrupt(path, 0, "the file vanished after it was written"))
+}
+
+/// How a write reaches the file.
+enum Persist {
+    Append { step: bool },
+    Rewrite,
 }
 
 /// A session backed by a JSONL file (see the module docs for the format).
@@ -202,6 +359,10 @@ pub struct FileSession {
     path: PathBuf,
     fsync_appends: bool,
     claims: ClaimFiles,
+    held_claim: Mutex<Option<String>>,
+    /// Held across every check-and-write (and every re-read), so store instances in other
+    /// processes never interleave with ours.
+    os_lock: OsLock,
     state: Mutex<FileState>,
 }
 
@@ -210,42 +371,89 @@ impl FileSession {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Applies a write to a copy of the log, persists it, then adopts it: a failed write
-    /// leaves memory and file as they were.
+    /// Re-reads the file when another process changed it since we last read or wrote it.
+    /// `locked`: the caller holds the OS lock.
+    fn sync_from_disk(&self, state: &mut FileState, locked: bool) -> Result<(), SessionError> {
+        let now = Fingerprint::of(&self.path)?;
+        if now != state.seen {
+            let lock = (!locked).then_some(&self.os_lock);
+            *state = FileState::read_or_new(&self.path, &self.id, lock)?;
+        }
+        Ok(())
+    }
+
+    fn check_claim(&self) -> Result<(), SessionError> {
+        let held = self.held_claim.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        match held {
+            Some(owner) => self.claims.check_held(&owner),
+            None => Ok(()),
+        }
+    }
+
+    /// Applies a write to the log and persists it. When persisting fails the in-memory state
+    /// is marked unknown, so the next operation re-reads the file (the write may have landed).
     fn write(
         &self,
         apply: impl FnOnce(&mut SessionLog) -> Result<u64, SessionError>,
     ) -> Result<u64, SessionError> {
+        self.check_claim()?;
         let mut state = self.lock();
-        let mut next = state.log.clone();
-        let turns_before = next.turns.len();
-        let revision = apply(&mut next)?;
-        // A write either appends one turn or changes existing ones (which needs a rewrite).
-        let appended = next.turns.len() == turns_before + 1 && state.exists;
-        let candidate = FileState { log: next, foreign: std::mem::take(&mut state.foreign), exists: true };
-        let result = if appended { self.append(&candidate) } else { rewrite(&self.path, &candidate) };
+        let _held = self.os_lock.hold()?;
+        self.sync_from_disk(&mut state, true)?;
+        let before = state.log.doc.events.len();
+        let last_was_running = state.log.doc.open_turn_is(TurnStatus::Running);
+        let last_id = state.log.doc.events.last().map(|e| e.id().to_owned());
+        let revision = apply(&mut state.log)?;
+        let events = &state.log.doc.events;
+        let exists = state.seen.is_some();
+        let persist = match events.last() {
+            Some(_) if exists && events.len() == before + 1 => Persist::Append { step: false },
+            Some(SessionEvent::Turn(t))
+                if exists
+                    && events.len() == before
+                    && last_was_running
+                    && t.status == TurnStatus::Running
+                    && last_id.as_deref() == Some(t.id.as_str()) =>
+            {
+                Persist::Append { step: true }
+            }
+            _ => Persist::Rewrite,
+        };
+        let result = match persist {
+            Persist::Append { step } => self.append(&state, step),
+            Persist::Rewrite => rewrite(&self.path, &state),
+        };
         match result {
-            Ok(()) => {
-                *state = candidate;
+            Ok(seen) => {
+                state.seen = Some(seen);
                 Ok(revision)
             }
             Err(e) => {
-                state.foreign = candidate.foreign;
+                // Unknown whether it landed: force a re-read before anything else.
+                state.seen = Some(Fingerprint { len: u64::MAX, modified: None, inode: 0 });
                 Err(e)
             }
         }
     }
 
-    fn append(&self, state: &FileState) -> Result<(), SessionError> {
-        let Some(turn) = state.log.turns.last() else { return Ok(()) };
-        let mut line = turn_line(turn)?;
-        line.push('\n');
+    fn append(&self, state: &FileState, step: bool) -> Result<Fingerprint, SessionError> {
+        let Some(event) = state.log.doc.events.last() else {
+            return Err(corrupt(&self.path, 0, "nothing to append"));
+        };
+        let line = event_line(event, step)?;
         let mut f = OpenOptions::new().append(true).open(&self.path)?;
         f.write_all(line.as_bytes())?;
         if self.fsync_appends {
             f.sync_data()?;
         }
-        Ok(())
+        Fingerprint::of(&self.path)?
+            .ok_or_else(|| corrupt(&self.path, 0, "the file vanished after an append"))
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&SessionLog) -> T) -> Result<T, SessionError> {
+        let mut state = self.lock();
+        self.sync_from_disk(&mut state, false)?;
+        Ok(f(&state.log))
     }
 }
 
@@ -255,15 +463,15 @@ impl Session for FileSession {
     }
 
     fn load(&self) -> BoxFuture<'_, Result<SessionSnapshot, SessionError>> {
-        let needs_recovery = self.lock().log.has_running_turn();
-        let result = if needs_recovery {
-            self.write(|log| {
-                log.recover_running_turn();
-                Ok(log.revision)
-            })
-            .map(|_| self.lock().log.snapshot())
-        } else {
-            Ok(self.lock().log.snapshot())
+        let result = match self.read(SessionLog::has_running_turn) {
+            Ok(true) => self
+                .write(|log| {
+                    log.recover_running_turn();
+                    Ok(log.revision())
+                })
+                .and_then(|_| self.read(SessionLog::snapshot)),
+            Ok(false) => self.read(SessionLog::snapshot),
+            Err(e) => Err(e),
         };
         ready(result)
     }
@@ -279,18 +487,40 @@ impl Session for FileSession {
     fn as_claimer(&self) -> Option<&dyn SessionClaimer> {
         Some(self)
     }
+
+    fn as_history(&self) -> Option<&dyn SessionHistory> {
+        Some(self)
+    }
+}
+
+impl SessionHistory for FileSession {
+    fn document(&self) -> BoxFuture<'_, Result<SessionDocument, SessionError>> {
+        ready(self.read(|log| log.doc.clone()))
+    }
+
+    fn edit<'a>(
+        &'a self,
+        expected_revision: Option<u64>,
+        edit: &'a SessionEdit,
+    ) -> BoxFuture<'a, Result<u64, SessionError>> {
+        ready(self.write(|log| log.edit(expected_revision, edit)))
+    }
 }
 
 impl SessionClaimer for FileSession {
-    fn claim<'a>(
-        &'a self,
-        owner: &'a str,
-        ttl: std::time::Duration,
-    ) -> BoxFuture<'a, Result<(), SessionError>> {
-        ready(self.claims.claim(owner, ttl))
+    fn claim<'a>(&'a self, owner: &'a str, ttl: Duration) -> BoxFuture<'a, Result<(), SessionError>> {
+        let result = self.claims.claim(owner, ttl).map(|()| {
+            *self.held_claim.lock().unwrap_or_else(PoisonError::into_inner) = Some(owner.to_owned());
+        });
+        ready(result)
     }
 
     fn release<'a>(&'a self, owner: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {
+        let mut held = self.held_claim.lock().unwrap_or_else(PoisonError::into_inner);
+        if held.as_deref() == Some(owner) {
+            *held = None;
+        }
+        drop(held);
         ready(self.claims.release(owner))
     }
 }
@@ -324,7 +554,7 @@ impl SessionStore for FileStore {
                 if validate_session_id(id).is_err() {
                     continue;
                 }
-                infos.push(self.open_sync(id)?.lock().log.info.clone());
+                infos.push(self.open_sync(id)?.read(|log| log.info().clone())?);
             }
             Ok(page_of(infos, options))
         })();
@@ -333,13 +563,21 @@ impl SessionStore for FileStore {
 
     fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {
         let result = validate_session_id(id).and_then(|()| {
-            self.live.lock().unwrap_or_else(PoisonError::into_inner).remove(id);
+            self.live().remove(id);
             ClaimFiles::new(&self.dir, id).remove();
+            OsLock::new(self.lock_path(id)).remove();
             match fs::remove_file(self.path(id)) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(SessionError::Io(e)),
                 _ => Ok(()),
             }
         });
         ready(result)
+    }
+
+    fn import<'a>(
+        &'a self,
+        document: &'a SessionDocument,
+    ) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
+        ready(self.import_sync(document).map(|s| s as Arc<dyn Session>))
     }
 }

@@ -1,15 +1,52 @@
-//! Session stores for Dive for Rust.
+//! Session stores for Dive for Rust: where conversations live between invocations.
 //!
-//! In progress (issue 4): this version has [`MemoryStore`], the JSONL [`FileStore`] and the
-//! turn-record rules every store shares ([`SessionLog`]); the SQLite store, compaction, and forks
-//! follow.
+//! | Store | Keeps sessions | Feature |
+//! |---|---|---|
+//! | [`MemoryStore`] | in process memory | always |
+//! | [`FileStore`] | one JSONL file a session in a directory | always |
+//! | `SqliteStore` | one SQLite database (WAL, migrations, lease-row claims) | `sqlite` |
+//!
+//! Every store implements dive-core's [`SessionStore`](dive_core::SessionStore), and its
+//! sessions implement [`Session`](dive_core::Session), [`TurnStore`](dive_core::TurnStore)
+//! (revision-checked checkpoints), [`SessionClaimer`](dive_core::SessionClaimer) and
+//! [`SessionHistory`](dive_core::SessionHistory) (events, compaction, title, metadata). They
+//! share one set of write rules, [`SessionLog`], and pass `dive-test`'s conformance suite.
+//!
+//! **Invariant:** a store never loses a write it reported as saved and never overwrites data
+//! it could not read: corruption is a typed [`SessionError::Corrupt`](dive_core::SessionError)
+//! and the stored bytes stay as they were.
+//!
+//! ```
+//! use dive_core::{ForkOptions, Message, SessionEdit, SessionStore, Turn};
+//! use dive_session::MemoryStore;
+//! # futures::executor::block_on(async {
+//! let store = MemoryStore::new();
+//! let chat = store.open("chat").await?;
+//! chat.save_turn(&Turn::completed("t1", vec![Message::user("hi"), Message::assistant("hello")])).await?;
+//! let history = chat.as_history().unwrap();
+//! history.edit(None, &SessionEdit::Compact { summary: vec![Message::user("we said hello")] }).await?;
+//! assert_eq!(history.document().await?.messages().len(), 1); // the new window
+//! assert_eq!(history.document().await?.all_messages().len(), 2); // the full transcript
+//! let copy = store.fork("chat", "chat-2", &ForkOptions::default()).await?;
+//! assert_eq!(copy.load().await?.history.len(), 1);
+//! # Ok::<(), dive_core::SessionError>(())
+//! # }).unwrap();
+//! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod claim;
 mod file;
 mod log;
 mod memory;
+mod os_lock;
+#[cfg(feature = "sqlite")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
+pub mod sqlite;
 
 pub use file::{FileSession, FileStore};
 pub use log::SessionLog;
 pub use memory::{MemorySession, MemoryStore};
+#[cfg(feature = "sqlite")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
+pub use sqlite::{SqliteSession, SqliteStore};

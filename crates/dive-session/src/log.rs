@@ -1,37 +1,74 @@
-//! [`SessionLog`]: the turn-record rules of reference §6.11–6.12, independent of storage.
+//! [`SessionLog`]: the write rules of reference §6.11–6.12 and §7, independent of storage.
+//! Every store keeps its sessions as a [`SessionDocument`] and changes it only through here.
 
 use dive_core::{
-    ListOptions, OutcomeReason, SessionError, SessionInfo, SessionPage, SessionSnapshot, Timestamp,
-    ToolCallState, Turn, TurnOutcome, TurnStatus,
+    Compaction, ListOptions, OutcomeReason, SessionDocument, SessionEdit, SessionError, SessionEvent,
+    SessionInfo, SessionPage, SessionSnapshot, Timestamp, ToolCallState, Turn, TurnOutcome, TurnStatus,
 };
 
-/// A session's turns and revision, with the rules for recording a turn.
+/// A session's document with the rules for changing it.
 ///
-/// - the **open turn** is the last turn when it is suspended, incomplete or running;
+/// - the **open turn** is the last event when it is a suspended, incomplete or running turn;
 /// - recording a turn with the open turn's id replaces it; any other id is appended (refused
 ///   while the open turn is suspended; re-recording a closed turn is a conflict);
-/// - the revision advances on every write;
+/// - the revision advances on every write (turns, compactions, edits);
 /// - a turn found `running` on load is closed as `process_exit`.
 #[derive(Debug, Clone)]
 pub struct SessionLog {
-    /// Session summary.
-    pub info: SessionInfo,
-    /// Turns, oldest first.
-    pub turns: Vec<Turn>,
-    /// Current revision.
-    pub revision: u64,
+    /// The session.
+    pub doc: SessionDocument,
 }
 
 impl SessionLog {
     /// An empty log.
     #[must_use]
     pub fn new(id: impl Into<String>) -> Self {
-        Self { info: SessionInfo::new(id), turns: Vec::new(), revision: 0 }
+        Self { doc: SessionDocument::new(id) }
     }
 
-    fn open_index(&self) -> Option<usize> {
-        let last = self.turns.len().checked_sub(1)?;
-        self.turns[last].status.is_open().then_some(last)
+    /// A log for an imported document (checked with [`SessionDocument::validate`]).
+    ///
+    /// # Errors
+    /// The validation error.
+    pub fn import(document: &SessionDocument) -> Result<Self, SessionError> {
+        document.validate()?;
+        let mut doc = document.clone();
+        doc.revision = doc.revision.max(doc.events.iter().map(SessionEvent::revision).max().unwrap_or(0));
+        doc.refresh_info();
+        Ok(Self { doc })
+    }
+
+    /// The error an import into an existing session gets.
+    pub(crate) fn exists_error(id: &str) -> SessionError {
+        SessionError::Rejected(format!("session {id:?} already exists; delete it before importing"))
+    }
+
+    /// The current revision.
+    #[must_use]
+    pub fn revision(&self) -> u64 {
+        self.doc.revision
+    }
+
+    /// The session summary.
+    #[must_use]
+    pub fn info(&self) -> &SessionInfo {
+        &self.doc.info
+    }
+
+    fn check(&self, expected_revision: Option<u64>) -> Result<(), SessionError> {
+        match expected_revision {
+            Some(expected) if expected != self.doc.revision => Err(SessionError::RevisionConflict {
+                id: self.doc.info.id.clone(),
+                expected,
+                actual: self.doc.revision,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    fn next_revision(&mut self) -> u64 {
+        self.doc.revision += 1;
+        self.doc.revision
     }
 
     /// Records a turn and returns the new revision.
@@ -40,32 +77,31 @@ impl SessionLog {
     /// [`SessionError::Suspended`] when a different turn is suspended;
     /// [`SessionError::Rejected`] when the turn id names a closed turn.
     pub fn record(&mut self, turn: &Turn) -> Result<u64, SessionError> {
-        let open = self.open_index();
-        match open {
-            Some(i) if self.turns[i].id == turn.id => {
-                self.revision += 1;
+        let open = self.doc.open_turn_index();
+        let open_turn = open.and_then(|i| self.doc.events[i].as_turn());
+        match (open, open_turn) {
+            (Some(i), Some(t)) if t.id == turn.id => {
                 let mut t = turn.clone();
-                t.revision = self.revision;
-                self.turns[i] = t;
+                t.revision = self.next_revision();
+                self.doc.events[i] = SessionEvent::Turn(t);
             }
-            Some(i) if self.turns[i].status == TurnStatus::Suspended => {
-                return Err(SessionError::Suspended(self.info.id.clone()));
+            (_, Some(t)) if t.status == TurnStatus::Suspended => {
+                return Err(SessionError::Suspended(self.doc.info.id.clone()));
             }
             _ => {
-                if self.turns.iter().any(|t| t.id == turn.id) {
+                if self.doc.events.iter().any(|e| e.as_turn().is_some_and(|t| t.id == turn.id)) {
                     return Err(SessionError::Rejected(format!(
                         "turn {:?} is already closed in session {:?}",
-                        turn.id, self.info.id
+                        turn.id, self.doc.info.id
                     )));
                 }
-                self.revision += 1;
                 let mut t = turn.clone();
-                t.revision = self.revision;
-                self.turns.push(t);
+                t.revision = self.next_revision();
+                self.doc.events.push(SessionEvent::Turn(t));
             }
         }
         self.touch();
-        Ok(self.revision)
+        Ok(self.doc.revision)
     }
 
     /// Records a turn only at `expected_revision`.
@@ -73,20 +109,60 @@ impl SessionLog {
     /// # Errors
     /// [`SessionError::RevisionConflict`], or the errors of [`record`](Self::record).
     pub fn checkpoint(&mut self, expected_revision: u64, turn: &Turn) -> Result<u64, SessionError> {
-        if expected_revision != self.revision {
-            return Err(SessionError::RevisionConflict {
-                id: self.info.id.clone(),
-                expected: expected_revision,
-                actual: self.revision,
-            });
-        }
+        self.check(Some(expected_revision))?;
         self.record(turn)
+    }
+
+    /// Applies an edit (title, metadata, compaction, removal), optionally only at
+    /// `expected_revision`; returns the new revision.
+    ///
+    /// # Errors
+    /// [`SessionError::RevisionConflict`]; for `Compact`, [`SessionError::Suspended`] while a
+    /// turn is suspended and [`SessionError::Rejected`] while one is running; for
+    /// `RemoveLastTurn`, [`SessionError::NoTurn`] (empty turn id) when the last event is not a
+    /// turn.
+    pub fn edit(&mut self, expected_revision: Option<u64>, edit: &SessionEdit) -> Result<u64, SessionError> {
+        self.check(expected_revision)?;
+        match edit {
+            SessionEdit::SetTitle(title) => title.clone_into(&mut self.doc.info.title),
+            SessionEdit::SetMetadata(metadata) => metadata.clone_into(&mut self.doc.info.metadata),
+            SessionEdit::Compact { summary } => {
+                if self.doc.open_turn_is(TurnStatus::Suspended) {
+                    return Err(SessionError::Suspended(self.doc.info.id.clone()));
+                }
+                if self.doc.open_turn_is(TurnStatus::Running) {
+                    return Err(SessionError::Rejected(format!(
+                        "session {:?} has a running turn; it cannot be compacted",
+                        self.doc.info.id
+                    )));
+                }
+                let replaced = self.doc.messages().len();
+                let mut compaction = Compaction::new(summary.clone(), replaced);
+                compaction.revision = self.doc.revision + 1;
+                self.doc.events.push(SessionEvent::Compaction(compaction));
+            }
+            SessionEdit::RemoveLastTurn => {
+                if !matches!(self.doc.events.last(), Some(SessionEvent::Turn(_))) {
+                    return Err(SessionError::NoTurn {
+                        session_id: self.doc.info.id.clone(),
+                        turn_id: String::new(),
+                    });
+                }
+                self.doc.events.pop();
+            }
+            other => {
+                return Err(SessionError::Rejected(format!("this version cannot apply the edit {other:?}")));
+            }
+        }
+        self.next_revision();
+        self.touch();
+        Ok(self.doc.revision)
     }
 
     /// Whether the open turn was left `running` (by a process that died mid-turn).
     #[must_use]
     pub fn has_running_turn(&self) -> bool {
-        self.open_index().is_some_and(|i| self.turns[i].status == TurnStatus::Running)
+        self.doc.open_turn_is(TurnStatus::Running)
     }
 
     /// Closes a turn left `running` by a dead process; returns whether it changed anything.
@@ -94,7 +170,8 @@ impl SessionLog {
         if !self.has_running_turn() {
             return false;
         }
-        let Some(turn) = self.turns.last_mut() else { return false };
+        let revision = self.doc.revision + 1;
+        let Some(SessionEvent::Turn(turn)) = self.doc.events.last_mut() else { return false };
         let mut calls = turn.tool_calls.clone();
         for c in &mut calls {
             if c.state == ToolCallState::Running {
@@ -105,8 +182,8 @@ impl SessionLog {
         let outcome = TurnOutcome::new(OutcomeReason::ProcessExit, calls)
             .with_error("the invocation ended without recording how (the process exited mid-turn)");
         turn.close(outcome);
-        self.revision += 1;
-        turn.revision = self.revision;
+        turn.revision = revision;
+        self.doc.revision = revision;
         self.touch();
         true
     }
@@ -114,41 +191,18 @@ impl SessionLog {
     /// The snapshot an agent loads.
     #[must_use]
     pub fn snapshot(&self) -> SessionSnapshot {
-        let open = self.open_index();
-        let closed = open.map_or(&self.turns[..], |i| &self.turns[..i]);
-        let mut snapshot = SessionSnapshot::default();
-        snapshot.history = closed.iter().flat_map(|t| t.messages.iter().cloned()).collect();
-        snapshot.open_turn = open.map(|i| self.turns[i].clone());
-        snapshot.revision = self.revision;
-        snapshot.latest_outcome = self.turns.last().and_then(|t| t.outcome.clone());
-        snapshot
+        self.doc.snapshot()
     }
 
     /// Every turn, with incomplete turns followed by another turn marked superseded.
     #[must_use]
     pub fn turns(&self) -> Vec<Turn> {
-        let mut turns = self.turns.clone();
-        let n = turns.len();
-        for (i, t) in turns.iter_mut().enumerate() {
-            t.superseded = i + 1 < n && t.status == TurnStatus::Incomplete;
-        }
-        turns
-    }
-
-    /// Recomputes the summary (event count, suspension, last update) from the turns, e.g.
-    /// after reading a file whose header predates its last appends.
-    pub fn refresh_info(&mut self) {
-        self.info.event_count = self.turns.len() as u64;
-        self.info.suspended =
-            self.open_index().is_some_and(|i| self.turns[i].status == TurnStatus::Suspended);
-        if let Some(latest) = self.turns.iter().map(|t| t.updated_at).max() {
-            self.info.updated_at = self.info.updated_at.max(latest);
-        }
+        self.doc.turns()
     }
 
     fn touch(&mut self) {
-        self.info.updated_at = Timestamp::now();
-        self.refresh_info();
+        self.doc.info.updated_at = Timestamp::now();
+        self.doc.refresh_info();
     }
 }
 

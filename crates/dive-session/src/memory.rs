@@ -5,8 +5,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use dive_core::{
-    BoxFuture, ListOptions, Session, SessionClaimer, SessionError, SessionPage, SessionSnapshot,
-    SessionStore, Timestamp, Turn, TurnStore, future::ready, validate_session_id,
+    BoxFuture, ListOptions, Session, SessionClaimer, SessionDocument, SessionEdit, SessionError,
+    SessionHistory, SessionPage, SessionSnapshot, SessionStore, Timestamp, Turn, TurnStore, future::ready,
+    validate_session_id,
 };
 
 use crate::log::{SessionLog, page_of};
@@ -46,7 +47,25 @@ impl MemorySession {
     /// The current revision.
     #[must_use]
     pub fn revision(&self) -> u64 {
-        self.lock().log.revision
+        self.lock().log.revision()
+    }
+
+    fn from_log(log: SessionLog) -> Self {
+        Self { id: log.doc.info.id.clone(), state: Arc::new(Mutex::new(State { log, claim: None })) }
+    }
+}
+
+impl SessionHistory for MemorySession {
+    fn document(&self) -> BoxFuture<'_, Result<SessionDocument, SessionError>> {
+        ready(Ok(self.lock().log.doc.clone()))
+    }
+
+    fn edit<'a>(
+        &'a self,
+        expected_revision: Option<u64>,
+        edit: &'a SessionEdit,
+    ) -> BoxFuture<'a, Result<u64, SessionError>> {
+        ready(self.lock().log.edit(expected_revision, edit))
     }
 }
 
@@ -70,6 +89,10 @@ impl Session for MemorySession {
     }
 
     fn as_claimer(&self) -> Option<&dyn SessionClaimer> {
+        Some(self)
+    }
+
+    fn as_history(&self) -> Option<&dyn SessionHistory> {
         Some(self)
     }
 }
@@ -139,12 +162,29 @@ impl SessionStore for MemoryStore {
     }
 
     fn list<'a>(&'a self, options: &'a ListOptions) -> BoxFuture<'a, Result<SessionPage, SessionError>> {
-        let infos: Vec<_> = self.lock().values().map(|s| s.lock().log.info.clone()).collect();
+        let infos: Vec<_> = self.lock().values().map(|s| s.lock().log.info().clone()).collect();
         ready(Ok(page_of(infos, options)))
     }
 
     fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {
         self.lock().remove(id);
         ready(Ok(()))
+    }
+
+    fn import<'a>(
+        &'a self,
+        document: &'a SessionDocument,
+    ) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
+        let result = SessionLog::import(document).and_then(|log| {
+            let mut sessions = self.lock();
+            let id = log.doc.info.id.clone();
+            if sessions.get(&id).is_some_and(|s| s.revision() > 0) {
+                return Err(SessionLog::exists_error(&id));
+            }
+            let session = MemorySession::from_log(log);
+            sessions.insert(id, session.clone());
+            Ok(Arc::new(session) as Arc<dyn Session>)
+        });
+        ready(result)
     }
 }

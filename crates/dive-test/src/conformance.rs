@@ -7,8 +7,9 @@
 use std::time::Duration;
 
 use dive_core::{
-    Content, ListOptions, Message, OutcomeReason, Role, SessionError, SessionStore, SuspensionState,
-    ToolCallRecord, ToolCallState, Turn, TurnOutcome, TurnStatus,
+    Content, ForkOptions, ListOptions, Message, OutcomeReason, Role, SessionDocument, SessionEdit,
+    SessionError, SessionStore, SuspensionState, ToolCallRecord, ToolCallState, Turn, TurnOutcome,
+    TurnStatus, Usage,
 };
 
 fn sample_messages() -> Vec<Message> {
@@ -47,6 +48,12 @@ where
     listing(&make_store()).await;
     ids(&make_store()).await;
     claims(&make_store()).await;
+    concurrent_writers(&make_store()).await;
+    history(&make_store()).await;
+    compaction(&make_store()).await;
+    remove_last_turn(&make_store()).await;
+    fork(&make_store()).await;
+    export_import(&make_store()).await;
 }
 
 macro_rules! ok {
@@ -128,6 +135,10 @@ async fn recovery<S: SessionStore>(store: &S) {
     let outcome = turn.outcome.unwrap_or_else(|| panic!("the closed turn has an outcome"));
     assert_eq!(outcome.reason, OutcomeReason::ProcessExit);
     assert_eq!(outcome.tool_calls.first().map(|c| c.state), Some(ToolCallState::Unknown));
+    let reopened = ok!(store.open("recovery").await, "reopen");
+    let again = ok!(reopened.load().await, "load again");
+    assert_eq!(again.revision, snap.revision, "recovery is recorded once, not on every load");
+    assert_eq!(again.open_turn.map(|t| t.status), Some(TurnStatus::Incomplete), "the recovery was stored");
 }
 
 async fn listing<S: SessionStore>(store: &S) {
@@ -164,4 +175,159 @@ async fn claims<S: SessionStore>(store: &S) {
     ok!(c.claim("owner-b", Duration::from_millis(1)).await, "claim after release");
     std::thread::sleep(Duration::from_millis(10));
     ok!(c.claim("owner-a", Duration::from_secs(1)).await, "an expired claim can be taken over");
+}
+
+async fn concurrent_writers<S: SessionStore>(store: &S) {
+    let a = ok!(store.open("concurrent").await, "open a");
+    let b = ok!(store.open("concurrent").await, "open b");
+    let (Some(ta), Some(tb)) = (a.as_turn_store(), b.as_turn_store()) else { return };
+    let base = ok!(ta.load().await, "load a").revision;
+    assert_eq!(ok!(tb.load().await, "load b").revision, base, "both handles see one session");
+    let won =
+        ok!(ta.checkpoint_turn(base, &Turn::completed("from-a", vec![Message::user("a")])).await, "a writes");
+    let lost = tb.checkpoint_turn(base, &Turn::completed("from-b", vec![Message::user("b")])).await;
+    assert!(
+        matches!(lost, Err(SessionError::RevisionConflict { expected, actual, .. }) if expected == base && actual == won),
+        "the second writer at a stale revision gets a typed conflict: {lost:?}"
+    );
+    let snap = ok!(tb.load().await, "reload b");
+    assert_eq!(snap.revision, won, "the loser sees the winner's revision after reloading");
+    assert_eq!(snap.history, vec![Message::user("a")], "no lost update, no double write");
+    ok!(
+        tb.checkpoint_turn(snap.revision, &Turn::completed("from-b", vec![Message::user("b")])).await,
+        "retry"
+    );
+    assert_eq!(ok!(ta.load().await, "load a").history.len(), 2, "a sees b's retried write");
+}
+
+async fn history<S: SessionStore>(store: &S) {
+    let s = ok!(store.open("history").await, "open");
+    let Some(h) = s.as_history() else { return };
+    let r0 = ok!(h.edit(None, &SessionEdit::SetTitle(Some("Trip planning".into()))).await, "set title");
+    let mut metadata = serde_json::Map::new();
+    metadata.insert("user".into(), serde_json::json!("ada"));
+    let r1 = ok!(h.edit(Some(r0), &SessionEdit::SetMetadata(metadata.clone())).await, "set metadata");
+    assert!(r1 > r0, "edits advance the revision");
+    let stale = h.edit(Some(r0), &SessionEdit::SetTitle(None)).await;
+    assert!(
+        matches!(stale, Err(SessionError::RevisionConflict { .. })),
+        "a stale edit is refused: {stale:?}"
+    );
+    let mut t1 = Turn::completed("t1", vec![Message::user("a"), Message::assistant("b")]);
+    t1.usage = Usage::new(10, 4);
+    let mut t2 = Turn::completed("t2", vec![Message::user("c")]);
+    t2.usage = Usage::new(5, 1);
+    ok!(s.save_turn(&t1).await, "save t1");
+    ok!(s.save_turn(&t2).await, "save t2");
+    let reopened = ok!(store.open("history").await, "reopen");
+    let doc = ok!(ok!(reopened.as_history().ok_or("no history"), "history").document().await, "document");
+    assert_eq!(doc.info.title.as_deref(), Some("Trip planning"), "title persists");
+    assert_eq!(doc.info.metadata, metadata, "metadata persists");
+    assert_eq!(doc.events.len(), 2, "two events");
+    assert_eq!(doc.info.event_count, 2, "the summary counts events");
+    assert_eq!(doc.turns().iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["t1", "t2"]);
+    let usage = doc.total_usage();
+    assert_eq!((usage.input_tokens, usage.output_tokens), (15, 5), "total usage sums turns");
+    let page = ok!(store.list(&ListOptions::all()).await, "list");
+    let info = page.sessions.iter().find(|i| i.id == "history");
+    assert_eq!(info.and_then(|i| i.title.as_deref()), Some("Trip planning"), "list shows the title");
+}
+
+async fn compaction<S: SessionStore>(store: &S) {
+    let s = ok!(store.open("compaction").await, "open");
+    let Some(h) = s.as_history() else { return };
+    ok!(s.save_turn(&Turn::completed("t1", vec![Message::user("a"), Message::assistant("b")])).await, "t1");
+    let summary = vec![Message::user("summary of a and b")];
+    ok!(h.edit(None, &SessionEdit::Compact { summary: summary.clone() }).await, "compact");
+    ok!(s.save_turn(&Turn::completed("t2", vec![Message::user("c")])).await, "t2");
+    let again = ok!(store.open("compaction").await, "reopen");
+    let snap = ok!(again.load().await, "load");
+    assert_eq!(
+        snap.history,
+        vec![summary[0].clone(), Message::user("c")],
+        "the window starts at the summary"
+    );
+    let doc = ok!(ok!(again.as_history().ok_or("no history"), "history").document().await, "document");
+    assert_eq!(doc.all_messages().len(), 3, "the originals stay in the full transcript");
+    assert_eq!(doc.compactions().count(), 1, "one compaction event");
+    assert_eq!(doc.compactions().next().map(|c| c.replaced_messages), Some(2), "it replaced two messages");
+    let mut t = Turn::new("t3", vec![Message::user("ask")]);
+    t.suspension = Some(SuspensionState::default());
+    t.close(TurnOutcome::new(OutcomeReason::Suspended, vec![]));
+    ok!(s.save_turn(&t).await, "suspend");
+    let refused = h.edit(None, &SessionEdit::Compact { summary: vec![] }).await;
+    assert!(matches!(refused, Err(SessionError::Suspended(_))), "no compaction while suspended: {refused:?}");
+}
+
+async fn remove_last_turn<S: SessionStore>(store: &S) {
+    let s = ok!(store.open("remove").await, "open");
+    let Some(h) = s.as_history() else { return };
+    let empty = h.edit(None, &SessionEdit::RemoveLastTurn).await;
+    assert!(matches!(empty, Err(SessionError::NoTurn { .. })), "nothing to remove: {empty:?}");
+    ok!(s.save_turn(&Turn::completed("t1", vec![Message::user("keep")])).await, "t1");
+    let mut t = Turn::new("t2", vec![Message::user("ask")]);
+    t.suspension = Some(SuspensionState::default());
+    t.close(TurnOutcome::new(OutcomeReason::Suspended, vec![]));
+    let r = ok!(s.save_turn(&t).await, "suspend");
+    let removed = ok!(h.edit(Some(r), &SessionEdit::RemoveLastTurn).await, "remove the suspended turn");
+    assert!(removed > r, "removal advances the revision");
+    let again = ok!(store.open("remove").await, "reopen");
+    let snap = ok!(again.load().await, "load");
+    assert!(!snap.is_suspended() && snap.open_turn.is_none(), "the suspended turn is gone");
+    assert_eq!((snap.history, snap.revision), (vec![Message::user("keep")], removed), "the rest stays");
+    ok!(again.save_turn(&Turn::completed("t3", vec![Message::user("next")])).await, "new turns are accepted");
+    let page = ok!(store.list(&ListOptions::all().with_suspended(true)).await, "list");
+    assert!(page.sessions.iter().all(|i| i.id != "remove"), "no longer listed as suspended");
+}
+
+async fn fork<S: SessionStore>(store: &S) {
+    let s = ok!(store.open("fork-src").await, "open");
+    if s.as_history().is_none() {
+        return;
+    }
+    ok!(s.save_turn(&Turn::completed("t1", vec![Message::user("a")])).await, "t1");
+    ok!(s.save_turn(&closed("t2", OutcomeReason::OutputLimit)).await, "t2 incomplete");
+    let plain = ok!(store.fork("fork-src", "fork-a", &ForkOptions::default()).await, "fork");
+    let snap = ok!(plain.load().await, "load fork");
+    assert!(snap.open_turn.is_none(), "a fork stops at the last completed turn");
+    assert_eq!(snap.history, vec![Message::user("a")], "with everything before it");
+    let doc = ok!(ok!(plain.as_history().ok_or("no history"), "history").document().await, "document");
+    assert_eq!(doc.info.forked_from.as_deref(), Some("fork-src"), "the fork names its source");
+    let full = ok!(store.fork("fork-src", "fork-b", &ForkOptions::default().with_open_turn()).await, "fork");
+    let snap = ok!(full.load().await, "load fork");
+    assert_eq!(snap.open_turn.map(|t| t.id), Some("t2".into()), "the open turn comes when asked");
+    ok!(plain.save_turn(&Turn::completed("x", vec![Message::user("only in the fork")])).await, "write fork");
+    let source = ok!(ok!(store.open("fork-src").await, "open").load().await, "load source");
+    assert_eq!(source.history.len(), 1, "writing the fork leaves the source alone");
+    let taken = store.fork("fork-src", "fork-a", &ForkOptions::default()).await;
+    assert!(matches!(taken, Err(SessionError::Rejected(_))), "a fork never overwrites: {:?}", taken.err());
+}
+
+async fn export_import<S: SessionStore>(store: &S) {
+    let s = ok!(store.open("export").await, "open");
+    let Some(h) = s.as_history() else { return };
+    ok!(h.edit(None, &SessionEdit::SetTitle(Some("exported".into()))).await, "title");
+    ok!(s.save_turn(&Turn::completed("t1", sample_messages())).await, "t1");
+    ok!(h.edit(None, &SessionEdit::Compact { summary: vec![Message::user("sum")] }).await, "compact");
+    ok!(s.save_turn(&closed("t2", OutcomeReason::OutputLimit)).await, "t2");
+    let doc = ok!(h.document().await, "export");
+    let json = ok!(serde_json::to_string(&doc), "serialize");
+    let back: SessionDocument = ok!(serde_json::from_str(&json), "parse");
+    let refused = store.import(&back).await;
+    assert!(
+        matches!(refused, Err(SessionError::Rejected(_))),
+        "import never overwrites: {:?}",
+        refused.err()
+    );
+    ok!(store.delete("export").await, "delete");
+    let imported = ok!(store.import(&back).await, "import");
+    let again = ok!(ok!(imported.as_history().ok_or("no history"), "history").document().await, "document");
+    assert_eq!(again.events, doc.events, "events round-trip");
+    assert_eq!(
+        (again.info.title.as_deref(), again.revision),
+        (Some("exported"), doc.revision),
+        "summary too"
+    );
+    let snap = ok!(ok!(store.open("export").await, "open").load().await, "load");
+    assert_eq!(snap.open_turn.map(|t| t.id), Some("t2".into()), "the imported session continues");
 }

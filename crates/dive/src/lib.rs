@@ -11,6 +11,12 @@
 //! assert_eq!(m.role, Role::User);
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use dive_agent::*;
 pub use dive_core::*;
+
+/// Session stores (feature `session`; `SqliteStore` with feature `sqlite`).
+#[cfg(feature = "session")]
+#[cfg_attr(docsrs, doc(cfg(feature = "session")))]
+pub use dive_session as session;

@@ -1,0 +1,235 @@
+//! [`SqliteStore`]: sessions in one SQLite database (feature `sqlite`).
+//!
+//! The schema (see `docs/guides/sessions.md` and [`schema`]) is versioned by a migration
+//! table; the database runs in WAL mode with a busy timeout, so several processes can share
+//! it. Every write is one `IMMEDIATE` transaction that checks the revision inside it:
+//! a `checkpoint_turn` with a stale revision fails with [`SessionError::RevisionConflict`]
+//! even when the other writer is another process. Claims are lease rows
+//! `(session_id, owner, expires_at)`. All database work runs on one dedicated thread per store
+//! (see `worker.rs`), never on the caller's async runtime.
+
+mod rows;
+pub mod schema;
+mod worker;
+
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use dive_core::{
+    BoxFuture, ListOptions, Session, SessionClaimer, SessionDocument, SessionEdit, SessionError,
+    SessionHistory, SessionPage, SessionSnapshot, SessionStore, Turn, TurnStore, future::ready,
+    validate_session_id,
+};
+use rusqlite::Connection;
+
+use crate::log::SessionLog;
+use rows::Db;
+use worker::Worker;
+
+/// Wraps a database error.
+pub(crate) fn backend(e: impl std::error::Error + Send + Sync + 'static) -> SessionError {
+    SessionError::Backend(Box::new(e))
+}
+
+/// Sessions in a SQLite database, shared safely by threads and processes.
+///
+/// ```
+/// use dive_core::{Message, SessionStore, Turn};
+/// use dive_session::SqliteStore;
+/// # futures::executor::block_on(async {
+/// let store = SqliteStore::open_in_memory()?;
+/// let session = store.open("chat").await?;
+/// session.save_turn(&Turn::completed("t1", vec![Message::user("hi")])).await?;
+/// assert_eq!(session.load().await?.history.len(), 1);
+/// # Ok::<(), dive_core::SessionError>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    worker: Worker,
+}
+
+impl SqliteStore {
+    /// Opens (or creates) the database at `path` and migrates its schema. Appends survive a
+    /// process crash; use [`open_with_full_sync`](Self::open_with_full_sync) to also survive
+    /// power loss.
+    ///
+    /// This is blocking I/O: call it at start-up, not from inside an async task's hot path.
+    ///
+    /// # Errors
+    /// [`SessionError::Backend`] when the database cannot be opened or migrated;
+    /// [`SessionError::Corrupt`] when a newer version of this library migrated it.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, SessionError> {
+        Self::start(Connection::open(path).map_err(backend)?, false)
+    }
+
+    /// Like [`open`](Self::open), with `synchronous = FULL`: every commit is fsynced.
+    ///
+    /// # Errors
+    /// As for [`open`](Self::open).
+    pub fn open_with_full_sync(path: impl AsRef<Path>) -> Result<Self, SessionError> {
+        Self::start(Connection::open(path).map_err(backend)?, true)
+    }
+
+    /// A private in-memory database (for tests and examples).
+    ///
+    /// # Errors
+    /// [`SessionError::Backend`] when SQLite cannot start.
+    pub fn open_in_memory() -> Result<Self, SessionError> {
+        Self::start(Connection::open_in_memory().map_err(backend)?, false)
+    }
+
+    fn start(mut conn: Connection, full_sync: bool) -> Result<Self, SessionError> {
+        schema::prepare(&mut conn, full_sync)?;
+        Ok(Self { worker: Worker::spawn(Db::new(conn))? })
+    }
+
+    fn session(&self, id: &str) -> Arc<dyn Session> {
+        Arc::new(SqliteSession {
+            id: id.to_owned(),
+            worker: self.worker.clone(),
+            held_claim: Mutex::default(),
+        })
+    }
+}
+
+/// A session in a [`SqliteStore`].
+#[derive(Debug)]
+pub struct SqliteSession {
+    id: String,
+    worker: Worker,
+    held_claim: Mutex<Option<String>>,
+}
+
+impl SqliteSession {
+    fn write(
+        &self,
+        apply: impl FnOnce(&mut SessionLog) -> Result<u64, SessionError> + Send + 'static,
+    ) -> BoxFuture<'_, Result<u64, SessionError>> {
+        let id = self.id.clone();
+        let owner = self.held_claim.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        self.worker.run(move |db| db.write(&id, owner.as_deref(), apply))
+    }
+}
+
+impl Session for SqliteSession {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn load(&self) -> BoxFuture<'_, Result<SessionSnapshot, SessionError>> {
+        let id = self.id.clone();
+        let owner = self.held_claim.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        self.worker.run(move |db| {
+            if db.read(&id, SessionLog::has_running_turn)? {
+                db.write(&id, owner.as_deref(), |log| {
+                    log.recover_running_turn();
+                    Ok(log.revision())
+                })?;
+            }
+            db.read(&id, SessionLog::snapshot)
+        })
+    }
+
+    fn save_turn<'a>(&'a self, turn: &'a Turn) -> BoxFuture<'a, Result<u64, SessionError>> {
+        let turn = turn.clone();
+        self.write(move |log| log.record(&turn))
+    }
+
+    fn as_turn_store(&self) -> Option<&dyn TurnStore> {
+        Some(self)
+    }
+
+    fn as_claimer(&self) -> Option<&dyn SessionClaimer> {
+        Some(self)
+    }
+
+    fn as_history(&self) -> Option<&dyn SessionHistory> {
+        Some(self)
+    }
+}
+
+impl TurnStore for SqliteSession {
+    fn checkpoint_turn<'a>(
+        &'a self,
+        expected_revision: u64,
+        turn: &'a Turn,
+    ) -> BoxFuture<'a, Result<u64, SessionError>> {
+        let turn = turn.clone();
+        self.write(move |log| log.checkpoint(expected_revision, &turn))
+    }
+}
+
+impl SessionHistory for SqliteSession {
+    fn document(&self) -> BoxFuture<'_, Result<SessionDocument, SessionError>> {
+        let id = self.id.clone();
+        self.worker.run(move |db| db.read(&id, |log| log.doc.clone()))
+    }
+
+    fn edit<'a>(
+        &'a self,
+        expected_revision: Option<u64>,
+        edit: &'a SessionEdit,
+    ) -> BoxFuture<'a, Result<u64, SessionError>> {
+        let edit = edit.clone();
+        self.write(move |log| log.edit(expected_revision, &edit))
+    }
+}
+
+impl SessionClaimer for SqliteSession {
+    fn claim<'a>(&'a self, owner: &'a str, ttl: Duration) -> BoxFuture<'a, Result<(), SessionError>> {
+        let (id, who) = (self.id.clone(), owner.to_owned());
+        let claimed = self.worker.run(move |db| db.claim(&id, &who, ttl));
+        Box::pin(async move {
+            claimed.await?;
+            *self.held_claim.lock().unwrap_or_else(PoisonError::into_inner) = Some(owner.to_owned());
+            Ok(())
+        })
+    }
+
+    fn release<'a>(&'a self, owner: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {
+        let mut held = self.held_claim.lock().unwrap_or_else(PoisonError::into_inner);
+        if held.as_deref() == Some(owner) {
+            *held = None;
+        }
+        drop(held);
+        let (id, who) = (self.id.clone(), owner.to_owned());
+        self.worker.run(move |db| db.release(&id, &who))
+    }
+}
+
+impl SessionStore for SqliteStore {
+    fn open<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
+        ready(validate_session_id(id).map(|()| self.session(id)))
+    }
+
+    fn list<'a>(&'a self, options: &'a ListOptions) -> BoxFuture<'a, Result<SessionPage, SessionError>> {
+        let options = options.clone();
+        self.worker.run(move |db| db.list(&options))
+    }
+
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {
+        if let Err(e) = validate_session_id(id) {
+            return ready(Err(e));
+        }
+        let id = id.to_owned();
+        self.worker.run(move |db| db.delete(&id))
+    }
+
+    fn import<'a>(
+        &'a self,
+        document: &'a SessionDocument,
+    ) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
+        let log = match SessionLog::import(document) {
+            Ok(log) => log,
+            Err(e) => return ready(Err(e)),
+        };
+        let id = log.doc.info.id.clone();
+        let imported = self.worker.run(move |db| db.import(log));
+        Box::pin(async move {
+            imported.await?;
+            Ok(self.session(&id))
+        })
+    }
+}
