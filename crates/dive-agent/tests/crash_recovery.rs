@@ -1,5 +1,5 @@
-//! A real crash: a child process runs an agent with step checkpoints on a file session and is
-//! killed with SIGKILL while a tool runs. A second run opens the session, finds the turn closed
+//! A real crash: a child process runs an agent with step checkpoints on a file session (and on
+//! a SQLite session) and is killed with SIGKILL while a tool runs. A second run opens the session, finds the turn closed
 //! as `process_exit` with that call `unknown`, continues it, and nothing recorded before the
 //! kill is missing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -14,17 +14,25 @@ use dive_core::{
     FunctionTool, ModelResponse, NextStep, OutcomeReason, SessionStore, ToolCallState, ToolError, ToolUse,
     TurnStatus,
 };
-use dive_session::FileStore;
+use dive_session::{FileStore, SqliteStore};
 use dive_test::ScriptedModel;
 use serde_json::{Value, json};
 
 const CHILD_ENV: &str = "DIVE_CRASH_CHILD_DIR";
+const STORE_ENV: &str = "DIVE_CRASH_STORE";
+
+fn open_store(dir: &Path, kind: &str) -> Box<dyn SessionStore> {
+    match kind {
+        "sqlite" => Box::new(SqliteStore::open(dir.join("sessions.db")).unwrap()),
+        _ => Box::new(FileStore::new(dir).unwrap()),
+    }
+}
 
 /// The child: a turn whose first call finishes and whose second call hangs until killed.
-fn run_child(dir: &Path) {
+fn run_child(dir: &Path, kind: &str) {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let store = FileStore::new(dir).unwrap();
+        let store = open_store(dir, kind);
         let session = store.open("crashy").await.unwrap();
         let marker = dir.join("tool-started");
         let hang = FunctionTool::new("deploy", "Deploys (hangs).", move |_i: Value, _c| {
@@ -55,15 +63,27 @@ fn run_child(dir: &Path) {
 }
 
 #[test]
-fn a_killed_process_leaves_a_turn_that_recovers_as_process_exit() {
-    if let Ok(dir) = std::env::var(CHILD_ENV) {
-        run_child(Path::new(&dir));
+fn a_killed_process_on_a_file_session_recovers_as_process_exit() {
+    crash_and_recover("file", "a_killed_process_on_a_file_session_recovers_as_process_exit");
+}
+
+#[test]
+fn a_killed_process_on_a_sqlite_session_recovers_as_process_exit() {
+    crash_and_recover("sqlite", "a_killed_process_on_a_sqlite_session_recovers_as_process_exit");
+}
+
+fn crash_and_recover(kind: &str, test_name: &str) {
+    if let (Ok(dir), Ok(child_kind)) = (std::env::var(CHILD_ENV), std::env::var(STORE_ENV)) {
+        if child_kind == kind {
+            run_child(Path::new(&dir), kind);
+        }
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "a_killed_process_leaves_a_turn_that_recovers_as_process_exit", "--nocapture"])
+        .args(["--exact", test_name, "--nocapture"])
         .env(CHILD_ENV, dir.path())
+        .env(STORE_ENV, kind)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -81,7 +101,7 @@ fn a_killed_process_leaves_a_turn_that_recovers_as_process_exit() {
 
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let store = FileStore::new(dir.path()).unwrap();
+        let store = open_store(dir.path(), kind);
         let session = store.open("crashy").await.unwrap();
         let snapshot = session.load().await.unwrap();
         let turn = snapshot.open_turn.clone().expect("the interrupted turn is open");
