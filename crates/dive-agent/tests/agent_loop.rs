@@ -373,3 +373,85 @@ async fn input_as_content_blocks() {
     assert_eq!(sent.messages[0].content.len(), 2);
     assert!(matches!(agent.run(Vec::<Message>::new()).await, Err(AgentError::Rejected(_))));
 }
+
+/// A tracer that records what it was asked to trace.
+#[derive(Default)]
+struct RecordingTracer(Arc<Mutex<Vec<String>>>);
+
+struct Span(Arc<Mutex<Vec<String>>>, &'static str);
+
+impl dive_core::AgentRunSpan for Span {
+    fn set_outcome(&mut self, status: &str, reason: Option<&str>) {
+        self.0.lock().unwrap().push(format!("{} outcome {status} {}", self.1, reason.unwrap_or("-")));
+    }
+    fn end(self: Box<Self>) {
+        self.0.lock().unwrap().push(format!("{} end", self.1));
+    }
+}
+
+impl dive_core::ChatSpan for Span {
+    fn set_response(&mut self, response: &ModelResponse) {
+        self.0.lock().unwrap().push(format!("{} response {}", self.1, response.stop_reason));
+    }
+    fn end(self: Box<Self>) {
+        self.0.lock().unwrap().push(format!("{} end", self.1));
+    }
+}
+
+impl dive_core::ToolCallSpan for Span {
+    fn set_result(&mut self, result: &dive_core::ToolCallResult) {
+        self.0.lock().unwrap().push(format!("{} result {}", self.1, result.id));
+    }
+    fn end(self: Box<Self>) {
+        self.0.lock().unwrap().push(format!("{} end", self.1));
+    }
+}
+
+impl dive_core::Tracer for RecordingTracer {
+    fn start_agent_run(&self, run: &RunInfo) -> Box<dyn dive_core::AgentRunSpan> {
+        self.0.lock().unwrap().push(format!("run start {}", run.agent_name));
+        Box::new(Span(self.0.clone(), "run"))
+    }
+    fn start_chat(
+        &self,
+        _run: &RunInfo,
+        provider: &str,
+        _request: &dive_core::ModelRequest,
+        streaming: bool,
+    ) -> Box<dyn dive_core::ChatSpan> {
+        self.0.lock().unwrap().push(format!("chat start {provider} streaming={streaming}"));
+        Box::new(Span(self.0.clone(), "chat"))
+    }
+    fn start_tool_call(&self, _run: &RunInfo, call: &dive_core::ToolUse) -> Box<dyn dive_core::ToolCallSpan> {
+        self.0.lock().unwrap().push(format!("tool start {}", call.id));
+        Box::new(Span(self.0.clone(), "tool"))
+    }
+}
+
+#[tokio::test]
+async fn the_tracer_sees_the_run_every_model_call_and_every_tool_call() {
+    let tracer = RecordingTracer::default();
+    let log = tracer.0.clone();
+    let model =
+        ScriptedModel::new([calls(&[("c1", "echo", json!({"text": "a"}))]), ModelResponse::text("ok")]);
+    let agent =
+        agent_with(&model).tool(echo("echo", Arc::default())).tracer(Arc::new(tracer)).build().unwrap();
+    agent.run("go").await.unwrap();
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "run start test-agent",
+            "chat start test streaming=false",
+            "chat response tool_use",
+            "chat end",
+            "tool start c1",
+            "tool result c1",
+            "tool end",
+            "chat start test streaming=false",
+            "chat response end_turn",
+            "chat end",
+            "run outcome completed completed",
+            "run end",
+        ]
+    );
+}
