@@ -1,0 +1,44 @@
+//! Built-in tools for Dive for Rust agents, in Claude Code's shapes (the models are tuned
+//! for them): `Read`, `Write`, `Edit`, `TextEditor`, `ListDirectory`, `Glob`, `Grep`,
+//! `Bash`, `WebFetch`, `WebSearch` and `AskUserQuestion`.
+//!
+//! **Invariant:** no file tool touches a path outside its [`Workspace`]: paths are resolved
+//! (absolute, symlinks followed) before use and re-checked on the opened handle, and every
+//! write is atomic (temp file + rename).
+//!
+//! ```
+//! use dive_core::{IntoTool, ToolContext, ToolResult};
+//! use dive_toolkit::{ReadTool, Workspace, WriteTool};
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let ws = Workspace::new(dir.path())?;
+//! let write = WriteTool::new(ws.clone()).into_tool();
+//! let read = ReadTool::new(ws).into_tool();
+//! write.call(serde_json::json!({"file_path": "hello.txt", "content": "hi\n"}), ToolContext::detached("Write")).await?;
+//! let ToolResult::Output(out) = read.call(serde_json::json!({"file_path": "hello.txt"}), ToolContext::detached("Read")).await? else { unreachable!() };
+//! assert_eq!(out.text_content(), "     1\thi\n");
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+
+mod diff;
+mod edit;
+mod error;
+mod list_dir;
+mod read;
+mod text_editor;
+mod util;
+mod workspace;
+mod write;
+
+pub use diff::{MAX_DIFF_LINE_CHARS, MAX_DIFF_LINES};
+pub use edit::{EditInput, EditTool, MAX_EDIT_BYTES};
+pub use error::PathError;
+pub use list_dir::{DEFAULT_LIST_LIMIT, ListDirectoryInput, ListDirectoryTool};
+pub use read::{
+    DEFAULT_LINE_LIMIT, DEFAULT_MAX_MEDIA_BYTES, DEFAULT_MAX_TEXT_BYTES, MAX_LINE_CHARS, ReadInput, ReadTool,
+};
+pub use text_editor::{EditorCommand, MAX_EDITOR_BYTES, SNIPPET_CONTEXT, TextEditorInput, TextEditorTool};
+pub use workspace::{Access, Workspace};
+pub use write::{WriteInput, WriteTool};
