@@ -25,6 +25,8 @@
 mod diff;
 mod edit;
 mod error;
+mod glob;
+mod grep;
 mod list_dir;
 mod read;
 mod text_editor;
@@ -35,6 +37,10 @@ mod write;
 pub use diff::{MAX_DIFF_LINE_CHARS, MAX_DIFF_LINES};
 pub use edit::{EditInput, EditTool, MAX_EDIT_BYTES};
 pub use error::PathError;
+pub use glob::{DEFAULT_EXCLUDES, DEFAULT_GLOB_LIMIT, GlobInput, GlobMatches, GlobTool};
+pub use grep::{
+    DEFAULT_HEAD_LIMIT, GrepInput, GrepResults, GrepTool, MAX_COLLECTED_LINES, OutputMode, grep_search,
+};
 pub use list_dir::{DEFAULT_LIST_LIMIT, ListDirectoryInput, ListDirectoryTool};
 pub use read::{
     DEFAULT_LINE_LIMIT, DEFAULT_MAX_MEDIA_BYTES, DEFAULT_MAX_TEXT_BYTES, MAX_LINE_CHARS, ReadInput, ReadTool,
