@@ -22,6 +22,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod bash;
 mod diff;
 mod edit;
 mod error;
@@ -34,6 +35,7 @@ mod util;
 mod workspace;
 mod write;
 
+pub use bash::{BashInput, BashTool, DEFAULT_BASH_TIMEOUT, MAX_BASH_OUTPUT_CHARS, MAX_BASH_TIMEOUT};
 pub use diff::{MAX_DIFF_LINE_CHARS, MAX_DIFF_LINES};
 pub use edit::{EditInput, EditTool, MAX_EDIT_BYTES};
 pub use error::PathError;
