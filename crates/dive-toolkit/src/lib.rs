@@ -29,9 +29,11 @@ mod error;
 mod glob;
 mod grep;
 mod list_dir;
+mod net_guard;
 mod read;
 mod text_editor;
 mod util;
+mod web_fetch;
 mod workspace;
 mod write;
 
@@ -44,9 +46,14 @@ pub use grep::{
     DEFAULT_HEAD_LIMIT, GrepInput, GrepResults, GrepTool, MAX_COLLECTED_LINES, OutputMode, grep_search,
 };
 pub use list_dir::{DEFAULT_LIST_LIMIT, ListDirectoryInput, ListDirectoryTool};
+pub use net_guard::{NetworkPolicy, is_public};
 pub use read::{
     DEFAULT_LINE_LIMIT, DEFAULT_MAX_MEDIA_BYTES, DEFAULT_MAX_TEXT_BYTES, MAX_LINE_CHARS, ReadInput, ReadTool,
 };
 pub use text_editor::{EditorCommand, MAX_EDITOR_BYTES, SNIPPET_CONTEXT, TextEditorInput, TextEditorTool};
+pub use web_fetch::{
+    FETCH_TIMEOUT, FetchError, FetchedPage, Fetcher, HttpFetcher, MAX_FETCH_BYTES, MAX_FETCH_CHARS,
+    MAX_REDIRECTS, WebFetchInput, WebFetchTool, html_to_markdown,
+};
 pub use workspace::{Access, Workspace};
 pub use write::{WriteInput, WriteTool};
