@@ -22,6 +22,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod ask_user;
 mod bash;
 mod diff;
 mod edit;
@@ -32,11 +33,14 @@ mod list_dir;
 mod net_guard;
 mod read;
 mod text_editor;
+mod toolkit;
 mod util;
 mod web_fetch;
+mod web_search;
 mod workspace;
 mod write;
 
+pub use ask_user::{AskUserInput, AskUserOutput, AskUserTool, QuestionOption, QuestionType, UserDialog};
 pub use bash::{BashInput, BashTool, DEFAULT_BASH_TIMEOUT, MAX_BASH_OUTPUT_CHARS, MAX_BASH_TIMEOUT};
 pub use diff::{MAX_DIFF_LINE_CHARS, MAX_DIFF_LINES};
 pub use edit::{EditInput, EditTool, MAX_EDIT_BYTES};
@@ -51,9 +55,14 @@ pub use read::{
     DEFAULT_LINE_LIMIT, DEFAULT_MAX_MEDIA_BYTES, DEFAULT_MAX_TEXT_BYTES, MAX_LINE_CHARS, ReadInput, ReadTool,
 };
 pub use text_editor::{EditorCommand, MAX_EDITOR_BYTES, SNIPPET_CONTEXT, TextEditorInput, TextEditorTool};
+pub use toolkit::Toolkit;
 pub use web_fetch::{
     FETCH_TIMEOUT, FetchError, FetchedPage, Fetcher, HttpFetcher, MAX_FETCH_BYTES, MAX_FETCH_CHARS,
     MAX_REDIRECTS, WebFetchInput, WebFetchTool, html_to_markdown,
+};
+pub use web_search::{
+    BraveSearcher, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SearchError, SearchResult, Searcher,
+    TavilySearcher, WebSearchInput, WebSearchTool,
 };
 pub use workspace::{Access, Workspace};
 pub use write::{WriteInput, WriteTool};
