@@ -12,3 +12,13 @@
 #![deny(missing_docs)]
 
 pub use dive_core::*;
+
+/// Built-in tools (feature `toolkit`): [`dive_toolkit`].
+#[cfg(feature = "toolkit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "toolkit")))]
+pub use dive_toolkit as toolkit;
+
+/// Permissions (feature `permission`): [`dive_permission`].
+#[cfg(feature = "permission")]
+#[cfg_attr(docsrs, doc(cfg(feature = "permission")))]
+pub use dive_permission as permission;
