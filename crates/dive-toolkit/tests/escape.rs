@@ -9,7 +9,10 @@ use std::os::unix::fs::symlink;
 
 use common::call;
 use dive_core::IntoTool;
-use dive_toolkit::{Access, EditTool, ListDirectoryTool, ReadTool, TextEditorTool, Workspace, WriteTool};
+use dive_toolkit::{
+    Access, BashTool, EditTool, GlobTool, GrepTool, ListDirectoryTool, ReadTool, TextEditorTool, Workspace,
+    WriteTool,
+};
 use serde_json::{Value, json};
 
 struct Fixture {
@@ -48,6 +51,9 @@ async fn escape_attempts_are_refused() {
     let edit = EditTool::new(f.ws.clone()).into_tool();
     let ed = TextEditorTool::new(f.ws.clone()).into_tool();
     let ls = ListDirectoryTool::new(f.ws.clone()).into_tool();
+    let grep = GrepTool::new(f.ws.clone()).into_tool();
+    let glob = GlobTool::new(f.ws.clone()).into_tool();
+    let bash = BashTool::new(f.ws.clone()).into_tool();
     let secret = f.secret.display().to_string();
 
     // (tool, input, what the attempt is)
@@ -80,6 +86,10 @@ async fn escape_attempts_are_refused() {
         ),
         (&ls, json!({"path": ".."}), "list the parent"),
         (&ls, json!({"path": "dir_out"}), "list a symlinked dir outside"),
+        (&grep, json!({"pattern": "SECRET", "path": ".."}), "grep the parent"),
+        (&grep, json!({"pattern": "SECRET", "path": "link_out"}), "grep through a file symlink"),
+        (&glob, json!({"pattern": "*", "path": "dir_out"}), "glob a symlinked dir outside"),
+        (&bash, json!({"command": "cat secret.txt", "working_directory": ".."}), "bash in the parent"),
     ];
     assert!(table.len() >= 15);
     for (tool, input, what) in table {
@@ -95,6 +105,17 @@ async fn escape_attempts_are_refused() {
     assert!(!outer.join("evil.txt").exists() && !outer.join("outdir/evil.txt").exists());
     assert!(!outer.join("outdir/new.txt").exists());
     assert_eq!(fs::read_to_string(outer.join("docs/guide.md")).unwrap(), "guide");
+}
+
+#[tokio::test]
+async fn searches_do_not_follow_symlinks_out() {
+    let f = fixture();
+    let grep = GrepTool::new(f.ws.clone()).into_tool();
+    let out = call(&grep, json!({"pattern": "TOP SECRET", "output_mode": "content"})).await;
+    assert_eq!(out.text_content(), "No matches found", "link_out and dir_out are not followed");
+    let glob = GlobTool::new(f.ws.clone()).into_tool();
+    let out = call(&glob, json!({"pattern": "**/*"})).await.text_content();
+    assert!(!out.contains("link_out") && !out.contains("dir_out"), "{out}");
 }
 
 #[tokio::test]
