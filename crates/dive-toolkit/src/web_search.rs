@@ -96,13 +96,31 @@ fn str_field(v: &Value, key: &str) -> String {
     v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
 }
 
-/// The Brave Search API (`BRAVE_SEARCH_API_KEY`).
+/// What every HTTP search backend holds: its key, its base URL and a client.
 #[derive(Debug, Clone)]
-pub struct BraveSearcher {
+struct SearchApi {
     key: Secret,
     base_url: String,
     client: reqwest::Client,
 }
+
+impl SearchApi {
+    fn new(key: Secret, base_url: &str) -> Result<Self, SearchError> {
+        Ok(Self { key, base_url: base_url.into(), client: client()? })
+    }
+
+    fn key_from_env(var: &'static str) -> Result<Secret, SearchError> {
+        std::env::var(var).ok().filter(|k| !k.is_empty()).map(Secret::new).ok_or(SearchError::MissingKey(var))
+    }
+
+    fn set_base_url(&mut self, url: String) {
+        self.base_url = url.trim_end_matches('/').to_string();
+    }
+}
+
+/// The Brave Search API (`BRAVE_SEARCH_API_KEY`).
+#[derive(Debug, Clone)]
+pub struct BraveSearcher(SearchApi);
 
 impl BraveSearcher {
     /// The environment variable holding the key.
@@ -113,7 +131,7 @@ impl BraveSearcher {
     /// # Errors
     /// When the HTTP client cannot be built.
     pub fn new(key: Secret) -> Result<Self, SearchError> {
-        Ok(Self { key, base_url: "https://api.search.brave.com".into(), client: client()? })
+        SearchApi::new(key, "https://api.search.brave.com").map(Self)
     }
 
     /// A searcher with the key from `BRAVE_SEARCH_API_KEY`.
@@ -121,17 +139,13 @@ impl BraveSearcher {
     /// # Errors
     /// [`SearchError::MissingKey`] when the variable is unset or empty.
     pub fn from_env() -> Result<Self, SearchError> {
-        let key = std::env::var(Self::KEY_VAR)
-            .ok()
-            .filter(|k| !k.is_empty())
-            .ok_or(SearchError::MissingKey(Self::KEY_VAR))?;
-        Self::new(Secret::new(key))
+        Self::new(SearchApi::key_from_env(Self::KEY_VAR)?)
     }
 
     /// Points at another server (tests, proxies).
     #[must_use]
     pub fn with_base_url(mut self, url: impl Into<String>) -> Self {
-        self.base_url = url.into().trim_end_matches('/').to_string();
+        self.0.set_base_url(url.into());
         self
     }
 }
@@ -147,18 +161,19 @@ impl Searcher for BraveSearcher {
         limit: usize,
     ) -> BoxFuture<'a, Result<Vec<SearchResult>, SearchError>> {
         Box::pin(async move {
-            let mut url = url::Url::parse(&format!("{}/res/v1/web/search", self.base_url))
+            let mut url = url::Url::parse(&format!("{}/res/v1/web/search", self.0.base_url))
                 .map_err(|e| SearchError::Network(format!("bad base URL: {e}")))?;
             url.query_pairs_mut().append_pair("q", query).append_pair("count", &limit.to_string());
             let response = self
+                .0
                 .client
                 .get(url)
                 .header("Accept", "application/json")
-                .header("X-Subscription-Token", self.key.expose())
+                .header("X-Subscription-Token", self.0.key.expose())
                 .send()
                 .await
-                .map_err(|e| network(&e, &self.key))?;
-            let body = json_or_status(response, &self.key).await?;
+                .map_err(|e| network(&e, &self.0.key))?;
+            let body = json_or_status(response, &self.0.key).await?;
             let hits = body.pointer("/web/results").and_then(Value::as_array).cloned().unwrap_or_default();
             Ok(hits
                 .iter()
@@ -173,11 +188,7 @@ impl Searcher for BraveSearcher {
 
 /// The Tavily search API (`TAVILY_API_KEY`).
 #[derive(Debug, Clone)]
-pub struct TavilySearcher {
-    key: Secret,
-    base_url: String,
-    client: reqwest::Client,
-}
+pub struct TavilySearcher(SearchApi);
 
 impl TavilySearcher {
     /// The environment variable holding the key.
@@ -188,7 +199,7 @@ impl TavilySearcher {
     /// # Errors
     /// When the HTTP client cannot be built.
     pub fn new(key: Secret) -> Result<Self, SearchError> {
-        Ok(Self { key, base_url: "https://api.tavily.com".into(), client: client()? })
+        SearchApi::new(key, "https://api.tavily.com").map(Self)
     }
 
     /// A searcher with the key from `TAVILY_API_KEY`.
@@ -196,17 +207,13 @@ impl TavilySearcher {
     /// # Errors
     /// [`SearchError::MissingKey`] when the variable is unset or empty.
     pub fn from_env() -> Result<Self, SearchError> {
-        let key = std::env::var(Self::KEY_VAR)
-            .ok()
-            .filter(|k| !k.is_empty())
-            .ok_or(SearchError::MissingKey(Self::KEY_VAR))?;
-        Self::new(Secret::new(key))
+        Self::new(SearchApi::key_from_env(Self::KEY_VAR)?)
     }
 
     /// Points at another server (tests, proxies).
     #[must_use]
     pub fn with_base_url(mut self, url: impl Into<String>) -> Self {
-        self.base_url = url.into().trim_end_matches('/').to_string();
+        self.0.set_base_url(url.into());
         self
     }
 }
@@ -223,14 +230,15 @@ impl Searcher for TavilySearcher {
     ) -> BoxFuture<'a, Result<Vec<SearchResult>, SearchError>> {
         Box::pin(async move {
             let response = self
+                .0
                 .client
-                .post(format!("{}/search", self.base_url))
-                .bearer_auth(self.key.expose())
+                .post(format!("{}/search", self.0.base_url))
+                .bearer_auth(self.0.key.expose())
                 .json(&serde_json::json!({"query": query, "max_results": limit, "search_depth": "basic"}))
                 .send()
                 .await
-                .map_err(|e| network(&e, &self.key))?;
-            let body = json_or_status(response, &self.key).await?;
+                .map_err(|e| network(&e, &self.0.key))?;
+            let body = json_or_status(response, &self.0.key).await?;
             let hits = body.get("results").and_then(Value::as_array).cloned().unwrap_or_default();
             Ok(hits
                 .iter()

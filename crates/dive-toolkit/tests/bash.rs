@@ -100,3 +100,30 @@ async fn background_leftovers_are_killed_when_the_command_returns() {
     }
     assert!(is_dead(pid));
 }
+
+#[tokio::test]
+async fn dropping_the_call_kills_the_tree() {
+    let (dir, ws) = setup();
+    let bash = BashTool::new(ws).into_tool();
+    let pid_file = dir.path().join("gc.pid");
+    let task = tokio::spawn(async move {
+        let input = json!({"command": "bash -c 'sleep 300 & echo $! > gc.pid; wait'"});
+        bash.call(input, dive_core::ToolContext::detached("Bash")).await.map(|_| ())
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let pid: i32 = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|s| s.trim().parse().ok()) {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the command never started");
+        tokio::task::yield_now().await;
+    };
+    assert!(!is_dead(pid));
+    task.abort();
+    assert!(task.await.unwrap_err().is_cancelled());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !is_dead(pid) && Instant::now() < deadline {
+        std::thread::yield_now();
+    }
+    assert!(is_dead(pid), "the grandchild outlived the dropped call");
+}
