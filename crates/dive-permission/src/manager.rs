@@ -22,6 +22,20 @@ pub const EDIT_TOOLS: &[&str] =
 /// Tool names treated as read-only (besides the read-only hint).
 pub const READ_ONLY_TOOLS: &[&str] = &["Read", "Glob", "Grep", "ListDirectory", "LS"];
 
+/// Tools that read files: `Read(…)` rules apply to them too (as in Claude Code).
+const READ_FAMILY: &[&str] = &["Read", "Glob", "Grep", "ListDirectory", "LS"];
+/// Tools that edit files: `Edit(…)` rules apply to them too.
+const EDIT_FAMILY: &[&str] =
+    &["Edit", "Write", "MultiEdit", "NotebookEdit", "TextEditor", "str_replace_based_edit_tool"];
+
+/// Whether a rule names a tool, directly or as `Read(…)`/`Edit(…)` for the read and edit
+/// families.
+fn rule_applies(rule: &Rule, tool: &str) -> bool {
+    rule.matches_tool(tool)
+        || (rule.tool() == "Read" && READ_FAMILY.contains(&tool))
+        || (rule.tool() == "Edit" && EDIT_FAMILY.contains(&tool))
+}
+
 /// The permission configuration.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
@@ -237,7 +251,7 @@ impl PermissionManager {
         let grant = self.suggest_grant(call.name, kind.as_ref().map(|k| k.0), spec.as_deref());
         let mode = config.mode;
 
-        for rule in config.rules.deny.iter().filter(|r| r.matches_tool(call.name)) {
+        for rule in config.rules.deny.iter().filter(|r| rule_applies(r, call.name)) {
             if self.matches_any_part(rule, kind.as_ref().map(|k| k.0), spec.as_deref()) {
                 return self.verdict(Decision::Deny, DecisionSource::DenyRule(rule.clone()), grant);
             }
@@ -254,7 +268,7 @@ impl PermissionManager {
         {
             return self.verdict(Decision::Allow, DecisionSource::AllowRule(rule), grant);
         }
-        for rule in config.rules.ask.iter().filter(|r| r.matches_tool(call.name)) {
+        for rule in config.rules.ask.iter().filter(|r| rule_applies(r, call.name)) {
             if self.matches_any_part(rule, kind.as_ref().map(|k| k.0), spec.as_deref()) {
                 let decision = match mode {
                     PermissionMode::BypassPermissions => Decision::Allow,
@@ -309,7 +323,7 @@ impl PermissionManager {
         kind: Option<SpecifierKind>,
         spec: Option<&str>,
     ) -> Option<Rule> {
-        let rules: Vec<&Rule> = rules.iter().filter(|r| r.matches_tool(tool)).collect();
+        let rules: Vec<&Rule> = rules.iter().filter(|r| rule_applies(r, tool)).collect();
         if let Some(r) = rules.iter().find(|r| r.specifier().is_none()) {
             return Some((*r).clone());
         }

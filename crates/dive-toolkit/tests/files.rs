@@ -153,6 +153,21 @@ fn annotations_are_truthful() {
     assert!(read.annotations().is_read_only() && !read.annotations().is_open_world());
     let write = WriteTool::new(ws.clone()).into_tool();
     assert!(write.annotations().is_edit() && write.annotations().is_destructive());
-    let edit = EditTool::new(ws).into_tool();
+    let edit = EditTool::new(ws.clone()).into_tool();
     assert!(edit.annotations().is_edit() && !edit.annotations().is_idempotent());
+    for tool in [
+        dive_toolkit::GlobTool::new(ws.clone()).into_tool(),
+        dive_toolkit::GrepTool::new(ws.clone()).into_tool(),
+        ListDirectoryTool::new(ws.clone()).into_tool(),
+    ] {
+        let a = tool.annotations();
+        assert!(a.is_read_only() && !a.is_open_world() && a.is_idempotent(), "{}", tool.name());
+    }
+    let bash = dive_toolkit::BashTool::new(ws.clone()).into_tool();
+    assert!(!bash.annotations().is_read_only() && bash.annotations().is_destructive());
+    assert!(bash.annotations().is_open_world(), "a shell can reach anything");
+    let fetch = dive_toolkit::WebFetchTool::new().unwrap().into_tool();
+    assert!(fetch.annotations().is_read_only() && fetch.annotations().is_open_world());
+    let editor = TextEditorTool::new(ws).into_tool();
+    assert!(editor.annotations().is_edit());
 }
