@@ -48,4 +48,4 @@ pub use matcher::SpecifierKind;
 pub use mode::PermissionMode;
 pub use rule::{Rule, Rules};
 pub use settings::{PermissionSettings, Settings, deep_merge};
-pub use shell::{ShellCommand, split_command};
+pub use shell::{ShellCommand, effective_commands, split_command};

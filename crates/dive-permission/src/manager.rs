@@ -14,7 +14,7 @@ use crate::matcher::{
 };
 use crate::mode::PermissionMode;
 use crate::rule::{Rule, Rules};
-use crate::shell::split_command;
+use crate::shell::{effective_commands, split_command};
 
 /// Tool names treated as edit tools in `acceptEdits` mode (besides the edit hint).
 pub const EDIT_TOOLS: &[&str] =
@@ -381,10 +381,11 @@ impl PermissionManager {
     }
 }
 
-/// Every segment of a command and, recursively, of its substitutions.
+/// Every command a command line may run: each segment (and what its wrappers or `sh -c`
+/// run) and, recursively, the segments of its substitutions.
 fn all_segments(command: &str) -> Vec<String> {
     let parsed = split_command(command);
-    let mut out = parsed.segments;
+    let mut out: Vec<String> = parsed.segments.iter().flat_map(|s| effective_commands(s)).collect();
     for body in &parsed.substitutions {
         out.extend(all_segments(body));
     }

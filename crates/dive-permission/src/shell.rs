@@ -102,6 +102,52 @@ pub fn split_command(command: &str) -> ShellCommand {
     out
 }
 
+/// Commands that run their arguments as another command.
+const WRAPPERS: &[&str] =
+    &["sudo", "doas", "env", "nohup", "time", "nice", "command", "exec", "xargs", "timeout", "stdbuf"];
+
+/// The commands a segment may really run, for deny matching: the segment itself, the
+/// segment without leading `VAR=value` assignments and wrappers (`sudo`, `env`, `xargs`,
+/// `timeout 5`, …), and the script of `bash -c '…'` / `sh -c '…'` (split again, recursively).
+///
+/// ```
+/// let views = dive_permission::effective_commands("sudo -E env X=1 rm -rf /tmp/x");
+/// assert!(views.iter().any(|v| v == "rm -rf /tmp/x"));
+/// let views = dive_permission::effective_commands("bash -c 'ls; rm -rf ~'");
+/// assert!(views.iter().any(|v| v == "rm -rf ~"));
+/// ```
+#[must_use]
+pub fn effective_commands(segment: &str) -> Vec<String> {
+    let mut out = vec![segment.trim().to_string()];
+    let words: Vec<&str> = segment.split_whitespace().collect();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        let is_assignment = w.contains('=') && !w.starts_with('=') && !w.starts_with('-');
+        if is_assignment || WRAPPERS.contains(&w) {
+            i += 1;
+            // Flags and numeric arguments of the wrapper (`sudo -E`, `timeout 5`, `nice -n 10`).
+            while i < words.len() && (words[i].starts_with('-') || words[i].parse::<f64>().is_ok()) {
+                i += 1;
+            }
+            continue;
+        }
+        break;
+    }
+    if i > 0 && i < words.len() {
+        out.push(words[i..].join(" "));
+    }
+    let rest = &words[i.min(words.len())..];
+    if rest.len() >= 3 && matches!(rest[0], "bash" | "sh" | "zsh" | "dash") && rest[1] == "-c" {
+        let script = rest[2..].join(" ");
+        let script = script.trim_matches(|c| c == '\'' || c == '"');
+        for inner in split_command(script).segments {
+            out.extend(effective_commands(&inner));
+        }
+    }
+    out
+}
+
 /// The text up to the parenthesis that closes one opened just before `start`.
 fn balanced(chars: &[char], start: usize) -> String {
     let mut depth = 1usize;
