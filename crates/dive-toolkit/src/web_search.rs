@@ -116,39 +116,73 @@ impl SearchApi {
     fn set_base_url(&mut self, url: String) {
         self.base_url = url.trim_end_matches('/').to_string();
     }
-}
 
-/// The Brave Search API (`BRAVE_SEARCH_API_KEY`).
-#[derive(Debug, Clone)]
-pub struct BraveSearcher(SearchApi);
-
-impl BraveSearcher {
-    /// The environment variable holding the key.
-    pub const KEY_VAR: &'static str = "BRAVE_SEARCH_API_KEY";
-
-    /// A searcher with this key.
-    ///
-    /// # Errors
-    /// When the HTTP client cannot be built.
-    pub fn new(key: Secret) -> Result<Self, SearchError> {
-        SearchApi::new(key, "https://api.search.brave.com").map(Self)
-    }
-
-    /// A searcher with the key from `BRAVE_SEARCH_API_KEY`.
-    ///
-    /// # Errors
-    /// [`SearchError::MissingKey`] when the variable is unset or empty.
-    pub fn from_env() -> Result<Self, SearchError> {
-        Self::new(SearchApi::key_from_env(Self::KEY_VAR)?)
-    }
-
-    /// Points at another server (tests, proxies).
-    #[must_use]
-    pub fn with_base_url(mut self, url: impl Into<String>) -> Self {
-        self.0.set_base_url(url.into());
-        self
+    /// Sends a request and decodes the JSON answer, keeping the key out of any error.
+    async fn send(&self, request: reqwest::RequestBuilder) -> Result<Value, SearchError> {
+        let response = request.send().await.map_err(|e| network(&e, &self.key))?;
+        json_or_status(response, &self.key).await
     }
 }
+
+/// Maps a JSON array of hits (`title`, `url` and the snippet field) to results.
+fn hits_to_results(hits: Option<&Value>, snippet_field: &str, limit: usize) -> Vec<SearchResult> {
+    let hits = hits.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    hits.iter()
+        .take(limit)
+        .map(|h| SearchResult::new(str_field(h, "title"), str_field(h, "url"), str_field(h, snippet_field)))
+        .collect()
+}
+
+/// Declares an HTTP search backend: the type, its key variable and its constructors.
+macro_rules! http_searcher {
+    ($(#[$doc:meta])* $name:ident, $var:literal, $base:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone)]
+        pub struct $name(SearchApi);
+
+        impl $name {
+            /// The environment variable holding the key.
+            pub const KEY_VAR: &'static str = $var;
+
+            /// A searcher with this key.
+            ///
+            /// # Errors
+            /// When the HTTP client cannot be built.
+            pub fn new(key: Secret) -> Result<Self, SearchError> {
+                SearchApi::new(key, $base).map(Self)
+            }
+
+            #[doc = concat!("A searcher with the key from `", $var, "`.")]
+            ///
+            /// # Errors
+            /// [`SearchError::MissingKey`] when the variable is unset or empty.
+            pub fn from_env() -> Result<Self, SearchError> {
+                Self::new(SearchApi::key_from_env(Self::KEY_VAR)?)
+            }
+
+            /// Points at another server (tests, proxies).
+            #[must_use]
+            pub fn with_base_url(mut self, url: impl Into<String>) -> Self {
+                self.0.set_base_url(url.into());
+                self
+            }
+        }
+    };
+}
+
+http_searcher!(
+    /// The Brave Search API (`BRAVE_SEARCH_API_KEY`).
+    BraveSearcher,
+    "BRAVE_SEARCH_API_KEY",
+    "https://api.search.brave.com"
+);
+
+http_searcher!(
+    /// The Tavily search API (`TAVILY_API_KEY`).
+    TavilySearcher,
+    "TAVILY_API_KEY",
+    "https://api.tavily.com"
+);
 
 impl Searcher for BraveSearcher {
     fn name(&self) -> &str {
@@ -164,57 +198,15 @@ impl Searcher for BraveSearcher {
             let mut url = url::Url::parse(&format!("{}/res/v1/web/search", self.0.base_url))
                 .map_err(|e| SearchError::Network(format!("bad base URL: {e}")))?;
             url.query_pairs_mut().append_pair("q", query).append_pair("count", &limit.to_string());
-            let response = self
+            let request = self
                 .0
                 .client
                 .get(url)
                 .header("Accept", "application/json")
-                .header("X-Subscription-Token", self.0.key.expose())
-                .send()
-                .await
-                .map_err(|e| network(&e, &self.0.key))?;
-            let body = json_or_status(response, &self.0.key).await?;
-            let hits = body.pointer("/web/results").and_then(Value::as_array).cloned().unwrap_or_default();
-            Ok(hits
-                .iter()
-                .take(limit)
-                .map(|h| {
-                    SearchResult::new(str_field(h, "title"), str_field(h, "url"), str_field(h, "description"))
-                })
-                .collect())
+                .header("X-Subscription-Token", self.0.key.expose());
+            let body = self.0.send(request).await?;
+            Ok(hits_to_results(body.pointer("/web/results"), "description", limit))
         })
-    }
-}
-
-/// The Tavily search API (`TAVILY_API_KEY`).
-#[derive(Debug, Clone)]
-pub struct TavilySearcher(SearchApi);
-
-impl TavilySearcher {
-    /// The environment variable holding the key.
-    pub const KEY_VAR: &'static str = "TAVILY_API_KEY";
-
-    /// A searcher with this key.
-    ///
-    /// # Errors
-    /// When the HTTP client cannot be built.
-    pub fn new(key: Secret) -> Result<Self, SearchError> {
-        SearchApi::new(key, "https://api.tavily.com").map(Self)
-    }
-
-    /// A searcher with the key from `TAVILY_API_KEY`.
-    ///
-    /// # Errors
-    /// [`SearchError::MissingKey`] when the variable is unset or empty.
-    pub fn from_env() -> Result<Self, SearchError> {
-        Self::new(SearchApi::key_from_env(Self::KEY_VAR)?)
-    }
-
-    /// Points at another server (tests, proxies).
-    #[must_use]
-    pub fn with_base_url(mut self, url: impl Into<String>) -> Self {
-        self.0.set_base_url(url.into());
-        self
     }
 }
 
@@ -229,24 +221,14 @@ impl Searcher for TavilySearcher {
         limit: usize,
     ) -> BoxFuture<'a, Result<Vec<SearchResult>, SearchError>> {
         Box::pin(async move {
-            let response = self
+            let request = self
                 .0
                 .client
                 .post(format!("{}/search", self.0.base_url))
                 .bearer_auth(self.0.key.expose())
-                .json(&serde_json::json!({"query": query, "max_results": limit, "search_depth": "basic"}))
-                .send()
-                .await
-                .map_err(|e| network(&e, &self.0.key))?;
-            let body = json_or_status(response, &self.0.key).await?;
-            let hits = body.get("results").and_then(Value::as_array).cloned().unwrap_or_default();
-            Ok(hits
-                .iter()
-                .take(limit)
-                .map(|h| {
-                    SearchResult::new(str_field(h, "title"), str_field(h, "url"), str_field(h, "content"))
-                })
-                .collect())
+                .json(&serde_json::json!({"query": query, "max_results": limit, "search_depth": "basic"}));
+            let body = self.0.send(request).await?;
+            Ok(hits_to_results(body.get("results"), "content", limit))
         })
     }
 }
