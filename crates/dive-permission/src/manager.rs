@@ -28,6 +28,9 @@ const READ_FAMILY: &[&str] = &["Read", "Glob", "Grep", "ListDirectory", "LS"];
 const EDIT_FAMILY: &[&str] =
     &["Edit", "Write", "MultiEdit", "NotebookEdit", "TextEditor", "str_replace_based_edit_tool"];
 
+/// Tools whose path is optional (they search from the root when it is missing).
+const OPTIONAL_PATH_TOOLS: &[&str] = &["Glob", "Grep", "ListDirectory", "LS"];
+
 /// Whether a rule names a tool, directly or as `Read(…)`/`Edit(…)` for the read and edit
 /// families.
 fn rule_applies(rule: &Rule, tool: &str) -> bool {
@@ -247,7 +250,11 @@ impl PermissionManager {
             return self.verdict(Decision::Deny, DecisionSource::Mode(PermissionMode::DontAsk), None);
         };
         let kind = self.kind(&config, call.name);
-        let spec = kind.as_ref().and_then(|(_, fields)| extract(call.input, fields));
+        let spec = kind.as_ref().and_then(|(kind, fields)| {
+            // Search tools default to the root when no path is given; that is their specifier.
+            let searches_root = *kind == SpecifierKind::Path && OPTIONAL_PATH_TOOLS.contains(&call.name);
+            extract(call.input, fields).or_else(|| searches_root.then(|| ".".to_string()))
+        });
         let grant = self.suggest_grant(call.name, kind.as_ref().map(|k| k.0), spec.as_deref());
         let mode = config.mode;
 
