@@ -20,3 +20,13 @@ pub use dive_core::*;
 #[cfg(feature = "session")]
 #[cfg_attr(docsrs, doc(cfg(feature = "session")))]
 pub use dive_session as session;
+
+/// Built-in tools (feature `toolkit`): [`dive_toolkit`].
+#[cfg(feature = "toolkit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "toolkit")))]
+pub use dive_toolkit as toolkit;
+
+/// Permissions (feature `permission`): [`dive_permission`].
+#[cfg(feature = "permission")]
+#[cfg_attr(docsrs, doc(cfg(feature = "permission")))]
+pub use dive_permission as permission;
