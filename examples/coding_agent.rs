@@ -1,10 +1,8 @@
-//! A coding agent's tool loop, offline: the toolkit confined to a temp workspace, a
+//! A coding agent, offline: an `Agent` with the toolkit confined to a temp workspace, the
 //! permission hook (rules + a scripted dialog) in front of every call, and a `ScriptedModel`
 //! playing the model. Calls the rules deny never run; the model reads why.
 //!
-//! The engine crate (`dive-agent`) runs this loop for you; until the facade ships it, the
-//! loop is written out here. Run with
-//! `cargo run -p dive-examples --example coding_agent`.
+//! Run with `cargo run -p dive-examples --example coding_agent`.
 
 use std::sync::Arc;
 
@@ -13,10 +11,7 @@ use dive::permission::{
     PermissionRequest, Rules,
 };
 use dive::toolkit::{Toolkit, Workspace};
-use dive::{
-    Llm, Message, ModelRequest, ModelResponse, PreToolUseHook, RunInfo, ToolContext, ToolResult,
-    ToolResultContent, ToolUse, ToolUseContext, Verdict,
-};
+use dive::{Agent, Hooks, ModelResponse, ResponseItem, RunOptions, ToolUse};
 use dive_test::ScriptedModel;
 use serde_json::json;
 
@@ -72,38 +67,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ModelResponse::text("Fixed `add` in src/lib.rs; I was not allowed to delete anything."),
     ]);
 
-    let definitions = tools.iter().map(|t| t.definition()).collect::<Vec<_>>();
-    let mut history = vec![Message::user("Fix the add function.")];
-    loop {
-        let response =
-            model.generate(ModelRequest::new(history.clone()).with_tools(definitions.clone())).await?;
-        let calls: Vec<ToolUse> = response.tool_uses().cloned().collect();
-        history.push(response.into_message());
-        if calls.is_empty() {
-            break;
+    let agent = Agent::builder()
+        .name("coder")
+        .system_prompt("You are a careful coding agent.")
+        .model(Arc::new(model))
+        .tools(tools)
+        .hooks(Hooks::new().on_pre_tool_use(hook))
+        .build()?;
+    let options = RunOptions::text("Fix the add function.").on_event(|item| {
+        if let ResponseItem::ToolCallResult { result } = item {
+            let text = result.output.as_ref().map(|o| o.text_content()).unwrap_or_default();
+            eprintln!("{} {} →\n{}\n", result.name, result.input, text);
         }
-        let mut results = Vec::new();
-        for use_ in calls {
-            let tool = tools.iter().find(|t| t.name() == use_.name).ok_or("unknown tool")?;
-            let ctx = ToolUseContext::new(RunInfo::detached(), 0, use_.clone(), tool.annotations().clone())
-                .with_preview(tool.preview(&use_.input));
-            let block = match hook.pre_tool_use(ctx).await?.verdict {
-                Verdict::Deny(reason) => ToolResultContent::error(use_.id.clone(), reason),
-                _ => match tool.call(use_.input.clone(), ToolContext::detached(&use_.name)).await? {
-                    ToolResult::Output(out) => {
-                        let mut block = ToolResultContent::new(use_.id.clone(), out.content);
-                        block.is_error = out.is_error;
-                        block
-                    }
-                    _ => ToolResultContent::error(use_.id.clone(), "unexpected result kind"),
-                },
-            };
-            eprintln!("{} {} →\n{}\n", use_.name, use_.input, block.text_content());
-            results.push(block);
-        }
-        history.push(Message::tool_results(results));
-    }
-    eprintln!("model: {}", history.last().map(Message::text).unwrap_or_default());
+        Ok(())
+    });
+    let response = agent.run(options).await?;
+    eprintln!("model: {}", response.output_text());
     eprintln!("session grants: {:?}", manager.session_grants());
     for entry in audit.entries() {
         eprintln!("audit: {} {:?} by {}", entry.tool, entry.outcome, entry.source);
