@@ -1,0 +1,2 @@
+//! Stream decoding benchmark (placeholder until written).
+fn main() {}
