@@ -112,7 +112,7 @@ pub(crate) fn encode_request(request: &ModelRequest, opts: &EncodeOptions<'_>) -
     }
     if !request.mcp_servers.is_empty() {
         body.insert("mcp_servers".into(), Value::Array(request.mcp_servers.iter().map(encode_mcp).collect()));
-        betas.push("mcp-client-2025-11-20".into());
+        betas.push("mcp-client-2025-04-04".into());
     }
     if opts.stream {
         body.insert("stream".into(), Value::Bool(true));
