@@ -10,6 +10,7 @@
 //! event, a broken connection or a stream that ends without `message_stop` becomes a typed
 //! [`ProviderError`] carrying the finished part of the response, never a silent success.
 
+use std::borrow::Cow;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -18,6 +19,7 @@ use dive_core::{
 };
 use dive_provider::{ProviderError, SseEvent};
 use futures_util::Stream;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::PROVIDER;
@@ -38,11 +40,52 @@ fn text_field(v: &Value, key: &str) -> String {
     v.get(key).and_then(Value::as_str).unwrap_or_default().to_owned()
 }
 
+/// The hot path: `content_block_delta` events are most of a stream, so they are read into a
+/// borrowed struct instead of a `serde_json::Value` tree.
+#[derive(Deserialize)]
+struct FastDelta<'a> {
+    index: usize,
+    #[serde(borrow)]
+    delta: FastDeltaBody<'a>,
+}
+
+#[derive(Deserialize)]
+struct FastDeltaBody<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default, borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    partial_json: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    thinking: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    signature: Option<Cow<'a, str>>,
+}
+
+fn fast_delta(data: &str) -> Option<StreamEvent> {
+    let d: FastDelta<'_> = serde_json::from_str(data).ok()?;
+    let own = |v: Option<Cow<'_, str>>| v.map(Cow::into_owned);
+    let delta = match d.delta.kind.as_ref() {
+        "text_delta" => ContentDelta::TextDelta { text: own(d.delta.text)? },
+        "input_json_delta" => ContentDelta::InputJsonDelta { partial_json: own(d.delta.partial_json)? },
+        "thinking_delta" => ContentDelta::ThinkingDelta { thinking: own(d.delta.thinking)? },
+        "signature_delta" => ContentDelta::SignatureDelta { signature: own(d.delta.signature)? },
+        _ => return None,
+    };
+    Some(StreamEvent::ContentBlockDelta { index: d.index, delta })
+}
+
 /// Maps one SSE event. `Ok(None)` for events that carry nothing for the caller.
 ///
 /// # Errors
 /// A typed error for an `error` event; `Decode` for JSON that does not parse.
 pub fn map_event(event: &SseEvent) -> Result<Option<StreamEvent>, ProviderError> {
+    if event.event == "content_block_delta"
+        && let Some(fast) = fast_delta(&event.data)
+    {
+        return Ok(Some(fast));
+    }
     let mut data: Value = serde_json::from_str(&event.data)
         .map_err(|e| decode_error(format!("stream event {:?} is not JSON: {e}", event.event)))?;
     let kind = data.get("type").and_then(Value::as_str).unwrap_or(&event.event).to_owned();
@@ -199,5 +242,35 @@ where
             this.finished = matches!(event, StreamEvent::MessageStop);
             return Poll::Ready(Some(Ok(event)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sse(event: &str, data: &str) -> SseEvent {
+        let mut e = SseEvent::default();
+        e.event = event.into();
+        e.data = data.into();
+        e
+    }
+
+    #[test]
+    fn fast_and_general_delta_paths_agree() {
+        for delta in [
+            r#"{"type":"text_delta","text":"a \"quoted\" \u00e9 line\n"}"#,
+            r#"{"type":"input_json_delta","partial_json":"{\"x\": "}"#,
+            r#"{"type":"thinking_delta","thinking":"hm"}"#,
+            r#"{"type":"signature_delta","signature":"c2ln"}"#,
+        ] {
+            let data = format!(r#"{{"type":"content_block_delta","index":3,"delta":{delta}}}"#);
+            let fast = map_event(&sse("content_block_delta", &data)).unwrap();
+            let general = map_event(&sse("message", &data)).unwrap();
+            assert!(fast.is_some());
+            assert_eq!(fast, general, "{delta}");
+        }
+        let unknown = r#"{"type":"content_block_delta","index":0,"delta":{"type":"future_delta","x":1}}"#;
+        assert_eq!(map_event(&sse("content_block_delta", unknown)).unwrap(), None);
     }
 }
