@@ -14,8 +14,9 @@ use crate::{ProviderError, RetryPolicy};
 /// are replayed in order; once an item commits, later errors are passed to the caller and
 /// never retried, so no output is ever duplicated.
 ///
-/// Before the commit point a stream that breaks or ends early is retried even though
-/// `StreamInterrupted` is not retryable later: nothing was shown, so nothing can be repeated.
+/// Before the commit point a stream that breaks or ends early (`StreamInterrupted`) is
+/// reported as `Network` and retried like a failed connection: nothing was shown, so nothing
+/// can be repeated.
 ///
 /// # Errors
 /// The last error when retries are exhausted or the error is not retryable.
@@ -52,13 +53,15 @@ where
             }
         };
         attempt += 1;
-        let retry_anyway = failure.kind == LlmErrorKind::StreamInterrupted && attempt <= policy.max_retries;
-        let delay = match policy.next_delay(attempt, &failure) {
-            Some(d) => d,
-            None if retry_anyway => policy.delay_for(attempt, &failure).unwrap_or_default(),
+        let mut failure = failure;
+        if failure.kind == LlmErrorKind::StreamInterrupted {
+            // Nothing reached the caller: to them this is a connection that failed early.
+            failure.kind = LlmErrorKind::Network;
+        }
+        match policy.next_delay(attempt, &failure) {
+            Some(delay) => tokio::time::sleep(delay).await,
             None => return Err(failure),
-        };
-        tokio::time::sleep(delay).await;
+        }
     }
 }
 
@@ -103,6 +106,37 @@ mod tests {
         assert_eq!(calls.load(Ordering::SeqCst), 2);
         assert_eq!(got.len(), 4);
         assert!(matches!(got[0], Ok(0)) && matches!(got[1], Ok(1)) && got[2].is_err());
+    }
+
+    #[tokio::test]
+    async fn a_stream_ending_before_its_first_item_is_retried_and_observed() {
+        let seen = Arc::new(AtomicU32::new(0));
+        let hook_seen = seen.clone();
+        let policy = fast().on_retry(move |a| {
+            assert_eq!(a.error.kind, LlmErrorKind::Network);
+            hook_seen.fetch_add(1, Ordering::SeqCst);
+        });
+        let calls = Arc::new(AtomicU32::new(0));
+        let c = calls.clone();
+        let s = open_stream(
+            &policy,
+            move || {
+                let n = c.fetch_add(1, Ordering::SeqCst);
+                async move {
+                    let items: Vec<Result<u32, ProviderError>> = if n == 0 {
+                        vec![Err(ProviderError::new("p", LlmErrorKind::StreamInterrupted, "ended early"))]
+                    } else {
+                        vec![Ok(7)]
+                    };
+                    Ok(stream::iter(items))
+                }
+            },
+            |_| true,
+        )
+        .await
+        .unwrap();
+        assert_eq!(s.collect::<Vec<_>>().await.len(), 1);
+        assert_eq!((calls.load(Ordering::SeqCst), seen.load(Ordering::SeqCst)), (2, 1));
     }
 
     #[tokio::test]
