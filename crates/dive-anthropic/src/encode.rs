@@ -209,7 +209,9 @@ fn encode_tool_choice(request: &ModelRequest) -> Option<Value> {
         Some(ToolChoice::Auto) => json!({"type": "auto"}),
         Some(ToolChoice::Any) => json!({"type": "any"}),
         Some(ToolChoice::Tool { name }) => json!({"type": "tool", "name": name}),
-        Some(_) => return Some(json!({"type": "none"})),
+        Some(ToolChoice::None) => return Some(json!({"type": "none"})),
+        // A choice added to dive-core after this encoder: let the model decide.
+        Some(_) => json!({"type": "auto"}),
     };
     if no_parallel {
         v["disable_parallel_tool_use"] = Value::Bool(true);
