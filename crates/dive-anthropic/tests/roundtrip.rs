@@ -87,8 +87,8 @@ async fn stream_decodes_prices_and_sends_beta_headers() {
     }
     assert_eq!(pings, 1);
     let r = acc.into_response();
-    assert_eq!(r.text_content(), "Rust 1.95 was released this week.");
-    assert_eq!(r.content[3].as_text().map(str::len), Some(33));
+    assert_eq!(r.text_content(), "Rust 1.95 was released this week — ünïcode ✓.");
+    assert_eq!(r.content[3].as_text().map(|t| t.chars().count()), Some(45));
     assert!(r.content[2].is_server_tool_content());
     assert!(r.usage.cost.is_some_and(|c| c.total > 0.0));
     let received = &server.received_requests().await.unwrap()[0];
