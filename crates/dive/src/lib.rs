@@ -1,9 +1,16 @@
 //! Dive for Rust: build AI agents on the leading LLMs.
 //!
 //! This facade re-exports the vocabulary crate [`dive_core`] and the engine [`dive_agent`]
-//! ([`Agent`], [`RunOptions`], [`ResponseStream`]…) at its root. The providers (one feature
-//! each), the session stores and the toolkit join it as their crates land; `Cargo.toml` lists
-//! the features available in this version.
+//! ([`Agent`], [`RunOptions`], [`ResponseStream`]…) at its root, and each optional crate as a
+//! module behind a feature:
+//!
+//! | Feature | Module | What it adds |
+//! |---|---|---|
+//! | `anthropic` | `dive::anthropic` | the Anthropic Messages API provider (enables `provider`) |
+//! | `provider` | `dive::provider` | shared HTTP plumbing: client, retry policy, SSE, `ProviderError` |
+//! | `session`, `sqlite` | `dive::session` | session stores: memory, JSONL files, SQLite |
+//! | `toolkit` | `dive::toolkit` | built-in tools confined to a workspace |
+//! | `permission` | `dive::permission` | permission modes, rules, dialogs, the permission hook |
 //!
 //! ```
 //! use dive::{Message, Role};
@@ -30,3 +37,13 @@ pub use dive_toolkit as toolkit;
 #[cfg(feature = "permission")]
 #[cfg_attr(docsrs, doc(cfg(feature = "permission")))]
 pub use dive_permission as permission;
+
+/// Shared HTTP plumbing for providers (crate `dive-provider`).
+#[cfg(feature = "provider")]
+#[cfg_attr(docsrs, doc(cfg(feature = "provider")))]
+pub use dive_provider as provider;
+
+/// The Anthropic Messages API provider (crate `dive-anthropic`).
+#[cfg(feature = "anthropic")]
+#[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
+pub use dive_anthropic as anthropic;

@@ -351,6 +351,13 @@ pub struct UnknownContent {
 }
 
 impl UnknownContent {
+    /// Keeps a JSON object verbatim, e.g. a provider block whose known `type` arrived in a
+    /// shape this version cannot decode.
+    #[must_use]
+    pub fn from_raw(raw: Map<String, Value>) -> Self {
+        Self { raw }
+    }
+
     /// The block's `type` tag, if it has one.
     #[must_use]
     pub fn kind(&self) -> Option<&str> {

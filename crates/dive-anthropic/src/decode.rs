@@ -1,0 +1,111 @@
+//! Messages API responses → [`ModelResponse`], content blocks and [`Usage`].
+
+use dive_core::{Content, ModelResponse, Pricing, UnknownContent, Usage};
+use serde_json::{Map, Value, json};
+
+/// Decodes one response content block. Null fields are dropped, a `tool_use` block's
+/// `caller` is kept under `metadata.anthropic.caller` for replay, and a block this version
+/// cannot type is kept verbatim as [`Content::Unknown`] (never an error).
+pub(crate) fn decode_block(value: Value) -> Content {
+    let Value::Object(mut map) = value else {
+        return Content::Unknown(UnknownContent::from_raw(Map::new()));
+    };
+    map.retain(|_, v| !v.is_null());
+    if map.get("type").and_then(Value::as_str) == Some("tool_use")
+        && let Some(caller) = map.remove("caller")
+    {
+        let mut meta = Map::new();
+        meta.insert("anthropic".into(), json!({ "caller": caller }));
+        map.insert("metadata".into(), Value::Object(meta));
+    }
+    if map.get("type").and_then(Value::as_str) == Some("thinking")
+        && map.get("signature").and_then(Value::as_str) == Some("")
+    {
+        map.remove("signature");
+    }
+    let raw = map.clone();
+    serde_json::from_value(Value::Object(map))
+        .unwrap_or_else(|_| Content::Unknown(UnknownContent::from_raw(raw)))
+}
+
+fn count(v: &Value, key: &str) -> u64 {
+    v.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// Converts an Anthropic `usage` object (full or a `message_delta` frame).
+pub(crate) fn decode_usage(v: &Value) -> Usage {
+    let mut u = Usage::new(count(v, "input_tokens"), count(v, "output_tokens"))
+        .with_cache(count(v, "cache_read_input_tokens"), count(v, "cache_creation_input_tokens"));
+    u.reasoning_tokens = v.get("output_tokens_details").map_or(0, |d| count(d, "thinking_tokens"));
+    u.service_tier = v.get("service_tier").and_then(Value::as_str).map(str::to_owned);
+    u
+}
+
+/// Sets `usage.cost` from the catalog prices, when known.
+pub(crate) fn price(usage: &mut Usage, pricing: Option<&Pricing>) {
+    if let Some(p) = pricing {
+        usage.cost = Some(p.cost_of(usage));
+    }
+}
+
+/// Decodes a full `message` object (a non-streaming response or `message_start`).
+pub(crate) fn decode_message(v: Value) -> ModelResponse {
+    let Value::Object(mut m) = v else { return ModelResponse::default() };
+    let text = |m: &Map<String, Value>, k: &str| m.get(k).and_then(Value::as_str).map(str::to_owned);
+    let mut r = ModelResponse::default();
+    r.id = text(&m, "id").unwrap_or_default();
+    r.model = text(&m, "model").unwrap_or_default();
+    r.stop_reason = text(&m, "stop_reason").unwrap_or_default().to_lowercase();
+    r.stop_sequence = text(&m, "stop_sequence");
+    r.stop_details = m.remove("stop_details").filter(|v| !v.is_null());
+    r.usage = m.get("usage").map(decode_usage).unwrap_or_default();
+    if let Some(Value::Array(blocks)) = m.remove("content") {
+        r.content = blocks.into_iter().map(decode_block).collect();
+    }
+    for key in ["container", "diagnostics"] {
+        if let Some(v) = m.remove(key).filter(|v| !v.is_null()) {
+            r.metadata.insert(key.into(), v);
+        }
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_keep_what_replay_needs() {
+        let text = decode_block(json!({"type": "text", "text": "hi", "citations": null}));
+        assert_eq!(text.as_text(), Some("hi"));
+        let call = decode_block(
+            json!({"type": "tool_use", "id": "t", "name": "n", "input": {}, "caller": {"type": "direct"}}),
+        );
+        assert_eq!(call.as_tool_use().unwrap().metadata["anthropic"]["caller"]["type"], "direct");
+        let result =
+            decode_block(json!({"type": "web_fetch_tool_result", "tool_use_id": "s", "content": {"x": 1}}));
+        assert_eq!(serde_json::to_value(&result).unwrap()["content"], json!({"x": 1}));
+        let future = decode_block(json!({"type": "container_upload", "file_id": "f"}));
+        assert_eq!(
+            serde_json::to_value(&future).unwrap(),
+            json!({"type": "container_upload", "file_id": "f"})
+        );
+    }
+
+    #[test]
+    fn usage_maps_every_bucket() {
+        let u = decode_usage(&json!({"input_tokens": 5, "output_tokens": 9, "cache_read_input_tokens": 100,
+            "cache_creation_input_tokens": 20, "output_tokens_details": {"thinking_tokens": 4}, "service_tier": "standard"}));
+        assert_eq!(
+            (
+                u.input_tokens,
+                u.output_tokens,
+                u.cache_read_input_tokens,
+                u.cache_creation_input_tokens,
+                u.reasoning_tokens
+            ),
+            (5, 9, 100, 20, 4)
+        );
+        assert_eq!(u.service_tier.as_deref(), Some("standard"));
+    }
+}

@@ -1,0 +1,405 @@
+//! [`ModelRequest`] → Messages API request body.
+//!
+//! Every request first gets [`answer_unanswered_tool_calls`] (a backstop for broken
+//! histories) and reminder rendering (reference §3.8); the stored history is never changed.
+
+use dive_core::{
+    CacheControl, CacheTtl, Content, McpServerConfig, Message, ModelRequest, ReasoningEffort, ReminderStyle,
+    ResponseFormat, Role, ThinkingDisplay, ThinkingMode, ToolChoice, ToolDefinition,
+    answer_unanswered_tool_calls, render_reminders,
+};
+use serde_json::{Map, Value, json};
+
+use crate::cache::place_breakpoints;
+use crate::catalog::{model_info, supports_system_messages};
+
+/// Settings of the client that shape every body.
+#[derive(Debug, Clone)]
+pub(crate) struct EncodeOptions<'a> {
+    pub model: &'a str,
+    pub max_tokens: u32,
+    pub cache_ttl: Option<CacheTtl>,
+    pub stream: bool,
+}
+
+/// The body and the beta features it needs.
+#[derive(Debug)]
+pub(crate) struct Encoded {
+    pub body: Value,
+    pub betas: Vec<String>,
+}
+
+/// Builds the JSON body of a Messages API call.
+pub(crate) fn encode_request(request: &ModelRequest, opts: &EncodeOptions<'_>) -> Encoded {
+    let model = request.model.as_deref().unwrap_or(opts.model);
+    let mut body = Map::new();
+    let mut betas = request.features.clone();
+    body.insert("model".into(), json!(model));
+    body.insert("max_tokens".into(), json!(request.max_tokens.unwrap_or(opts.max_tokens)));
+
+    let style = if supports_system_messages(model) {
+        ReminderStyle::NativeRole(Role::System)
+    } else {
+        ReminderStyle::UserText
+    };
+    let answered = answer_unanswered_tool_calls(&request.messages);
+    let rendered = render_reminders(&answered, &style);
+    let mut messages: Vec<Value> =
+        rendered.iter().filter_map(|m| encode_message(m, supports_system_messages(model))).collect();
+    if let Some(prefill) = &request.prefill
+        && !prefill.text.is_empty()
+    {
+        messages.push(json!({"role": "assistant", "content": [{"type": "text", "text": prefill.text}]}));
+    }
+
+    let caching = request.caching.unwrap_or(true);
+    let cache_control = match opts.cache_ttl {
+        Some(ttl) => CacheControl::with_ttl(ttl),
+        None => CacheControl::ephemeral(),
+    };
+    let cache_json = cache_control_json(&cache_control);
+    if caching {
+        place_breakpoints(&mut messages, &cache_json);
+        body.insert("cache_control".into(), cache_json);
+    }
+    body.insert("messages".into(), Value::Array(messages));
+
+    if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
+        body.insert("system".into(), json!(system));
+    }
+    let mut stops = request.stop_sequences.clone();
+    if let Some(tag) = request.prefill.as_ref().and_then(|p| p.closing_tag.clone()) {
+        stops.push(tag);
+    }
+    if !stops.is_empty() {
+        body.insert("stop_sequences".into(), json!(stops));
+    }
+    if !request.tools.is_empty() {
+        body.insert("tools".into(), Value::Array(request.tools.iter().map(encode_tool).collect()));
+    }
+    if let Some(choice) = encode_tool_choice(request) {
+        body.insert("tool_choice".into(), choice);
+    }
+    let mut output = Map::new();
+    encode_reasoning(request, model, &mut body, &mut output);
+    match &request.response_format {
+        Some(ResponseFormat::JsonSchema { schema, .. }) => {
+            output.insert("format".into(), json!({"type": "json_schema", "schema": schema}));
+        }
+        Some(ResponseFormat::JsonObject) => {
+            output.insert("format".into(), json!({"type": "json_schema", "schema": {"type": "object"}}));
+        }
+        _ => {}
+    }
+    if !output.is_empty() {
+        body.insert("output_config".into(), Value::Object(output));
+    }
+    if let Some(speed) = request.speed {
+        let s = match speed {
+            dive_core::Speed::Fast => "fast",
+            _ => "standard",
+        };
+        body.insert("speed".into(), json!(s));
+    }
+    if let Some(tier) = request.service_tier.as_deref().filter(|t| matches!(*t, "auto" | "standard_only")) {
+        body.insert("service_tier".into(), json!(tier));
+    }
+    if !request.context_management.is_empty() {
+        let edits: Vec<Value> =
+            request.context_management.iter().filter_map(|e| serde_json::to_value(e).ok()).collect();
+        body.insert("context_management".into(), json!({ "edits": edits }));
+        betas.push("context-management-2025-06-27".into());
+    }
+    if !request.mcp_servers.is_empty() {
+        body.insert("mcp_servers".into(), Value::Array(request.mcp_servers.iter().map(encode_mcp).collect()));
+        betas.push("mcp-client-2025-04-04".into());
+    }
+    if opts.stream {
+        body.insert("stream".into(), Value::Bool(true));
+    }
+    for (k, v) in &request.provider_options {
+        body.insert(k.clone(), v.clone());
+    }
+    betas.sort();
+    betas.dedup();
+    Encoded { body: Value::Object(body), betas }
+}
+
+fn cache_control_json(cc: &CacheControl) -> Value {
+    let mut v = json!({"type": cc.kind});
+    if let Some(ttl) = cc.ttl {
+        v["ttl"] = json!(match ttl {
+            CacheTtl::OneHour => "1h",
+            _ => "5m",
+        });
+    }
+    v
+}
+
+fn encode_reasoning(
+    request: &ModelRequest,
+    model: &str,
+    body: &mut Map<String, Value>,
+    output: &mut Map<String, Value>,
+) {
+    let Some(reasoning) = &request.reasoning else { return };
+    let display = reasoning.display.and_then(|d| match d {
+        ThinkingDisplay::Summarized => Some("summarized"),
+        ThinkingDisplay::Omitted => Some("omitted"),
+        _ => None,
+    });
+    let mode = reasoning.thinking.or(reasoning.budget_tokens.map(|_| ThinkingMode::Enabled));
+    let thinking = match mode {
+        Some(ThinkingMode::Adaptive) => Some(json!({"type": "adaptive"})),
+        Some(ThinkingMode::Enabled) => {
+            let budget = reasoning.budget_tokens.unwrap_or(1024).max(1024);
+            Some(json!({"type": "enabled", "budget_tokens": budget}))
+        }
+        Some(ThinkingMode::Disabled) => Some(json!({"type": "disabled"})),
+        _ => None,
+    };
+    if let Some(mut thinking) = thinking {
+        if let (Some(d), Some("adaptive" | "enabled")) = (display, thinking["type"].as_str()) {
+            thinking["display"] = json!(d);
+        }
+        body.insert("thinking".into(), thinking);
+    }
+    if let Some(effort) = reasoning.effort {
+        let supported = model_info(model).map(|m| m.reasoning_efforts.as_ref()).unwrap_or(&[]);
+        let wire = [
+            ReasoningEffort::Low,
+            ReasoningEffort::Medium,
+            ReasoningEffort::High,
+            ReasoningEffort::Xhigh,
+            ReasoningEffort::Max,
+        ];
+        let levels = if supported.is_empty() { &wire[..] } else { supported };
+        if effort != ReasoningEffort::None
+            && let Some(e) = effort.clamp_to(levels)
+        {
+            output.insert("effort".into(), json!(e.as_str()));
+        }
+    }
+}
+
+fn encode_tool(tool: &ToolDefinition) -> Value {
+    if let Some(kind) = &tool.native_type {
+        let mut m = tool.native_params.clone();
+        m.insert("type".into(), json!(kind));
+        m.insert("name".into(), json!(tool.name));
+        return Value::Object(m);
+    }
+    let mut m = Map::new();
+    m.insert("name".into(), json!(tool.name));
+    if !tool.description.is_empty() {
+        m.insert("description".into(), json!(tool.description));
+    }
+    m.insert("input_schema".into(), tool.input_schema.clone());
+    if let Some(strict) = tool.strict {
+        m.insert("strict".into(), json!(strict));
+    }
+    Value::Object(m)
+}
+
+fn encode_tool_choice(request: &ModelRequest) -> Option<Value> {
+    let no_parallel = request.parallel_tool_calls == Some(false);
+    let mut v = match &request.tool_choice {
+        None if no_parallel && !request.tools.is_empty() => json!({"type": "auto"}),
+        None => return None,
+        Some(ToolChoice::Auto) => json!({"type": "auto"}),
+        Some(ToolChoice::Any) => json!({"type": "any"}),
+        Some(ToolChoice::Tool { name }) => json!({"type": "tool", "name": name}),
+        Some(ToolChoice::None) => return Some(json!({"type": "none"})),
+        // A choice added to dive-core after this encoder: let the model decide.
+        Some(_) => json!({"type": "auto"}),
+    };
+    if no_parallel {
+        v["disable_parallel_tool_use"] = Value::Bool(true);
+    }
+    Some(v)
+}
+
+fn encode_mcp(server: &McpServerConfig) -> Value {
+    let mut m = Map::new();
+    m.insert("type".into(), json!(server.kind));
+    m.insert("name".into(), json!(server.name));
+    if let Some(url) = &server.url {
+        m.insert("url".into(), json!(url));
+    }
+    if let Some(token) = &server.authorization_token {
+        m.insert("authorization_token".into(), json!(token.expose()));
+    }
+    if !server.allowed_tools.is_empty() {
+        m.insert(
+            "tool_configuration".into(),
+            json!({"enabled": true, "allowed_tools": server.allowed_tools}),
+        );
+    }
+    Value::Object(m)
+}
+
+fn encode_message(message: &Message, native_system: bool) -> Option<Value> {
+    let role = match &message.role {
+        Role::Assistant => "assistant",
+        Role::System if native_system => "system",
+        _ => "user",
+    };
+    let assistant = role == "assistant";
+    let blocks: Vec<Value> = if role == "system" {
+        message
+            .content
+            .iter()
+            .filter_map(Content::as_text)
+            .filter(|t| !t.is_empty())
+            .map(|t| json!({"type": "text", "text": t}))
+            .collect()
+    } else {
+        message.content.iter().filter_map(|c| encode_block(c, assistant)).collect()
+    };
+    if blocks.is_empty() {
+        return None;
+    }
+    Some(json!({"role": role, "content": blocks}))
+}
+
+/// One content block on the wire, or `None` when Anthropic cannot take it (another
+/// provider's reasoning, empty text, summaries).
+pub(crate) fn encode_block(block: &Content, assistant: bool) -> Option<Value> {
+    let mut v = match block {
+        Content::Text(t) => {
+            if t.text.is_empty() {
+                return None;
+            }
+            let mut v = json!({"type": "text", "text": t.text});
+            let citations: Vec<Value> = t.citations.iter().filter_map(encode_citation).collect();
+            if !citations.is_empty() {
+                v["citations"] = Value::Array(citations);
+            }
+            with_cache(v, t.cache_control.as_ref())
+        }
+        Content::Image(i) => {
+            with_cache(json!({"type": "image", "source": i.source}), i.cache_control.as_ref())
+        }
+        Content::Document(d) => {
+            let mut v = json!({"type": "document", "source": d.source});
+            if let Some(title) = &d.title {
+                v["title"] = json!(title);
+            }
+            if let Some(context) = &d.context {
+                v["context"] = json!(context);
+            }
+            if let Some(c) = d.citations {
+                v["citations"] = json!({"enabled": c.enabled});
+            }
+            with_cache(v, d.cache_control.as_ref())
+        }
+        Content::File(f) => {
+            let kind = if f.media_type.as_deref().is_some_and(|m| m.starts_with("image/")) {
+                "image"
+            } else {
+                "document"
+            };
+            json!({"type": kind, "source": {"type": "file", "file_id": f.file_id}})
+        }
+        Content::ToolUse(t) => {
+            let input = if t.input.is_object() { t.input.clone() } else { json!({}) };
+            let mut v = json!({"type": "tool_use", "id": t.id, "name": t.name, "input": input});
+            if let Some(caller) = t.metadata.get("anthropic").and_then(|a| a.get("caller")) {
+                v["caller"] = caller.clone();
+            }
+            if let Some(ts) = &t.toolset_name {
+                v["toolset_name"] = json!(ts);
+            }
+            with_cache(v, t.cache_control.as_ref())
+        }
+        Content::ToolResult(r) => {
+            let mut v = json!({"type": "tool_result", "tool_use_id": r.tool_use_id});
+            let content: Vec<Value> = r
+                .content
+                .iter()
+                .filter(|c| matches!(c, Content::Text(_) | Content::Image(_) | Content::Document(_)))
+                .filter_map(|c| encode_block(c, false))
+                .collect();
+            if !content.is_empty() {
+                v["content"] = Value::Array(content);
+            }
+            if r.is_error {
+                v["is_error"] = Value::Bool(true);
+            }
+            if let Some(ts) = &r.toolset_name {
+                v["toolset_name"] = json!(ts);
+            }
+            with_cache(v, r.cache_control.as_ref())
+        }
+        Content::Thinking(t) => {
+            // Only Anthropic's own signed reasoning can be replayed; an `id` marks another
+            // provider's reasoning item.
+            let signature = t.signature.as_deref()?;
+            if !assistant || t.id.is_some() {
+                return None;
+            }
+            json!({"type": "thinking", "thinking": t.thinking, "signature": signature})
+        }
+        Content::RedactedThinking(r) if assistant => json!({"type": "redacted_thinking", "data": r.data}),
+        Content::ServerToolUse(_)
+        | Content::ServerToolResult(_)
+        | Content::Provider(_)
+        | Content::Unknown(_) => serde_json::to_value(block).ok()?,
+        Content::Refusal(r) if assistant && !r.refusal.is_empty() => {
+            json!({"type": "text", "text": r.refusal})
+        }
+        Content::Reminder(r) => json!({"type": "text", "text": r.render()}),
+        _ => return None,
+    };
+    strip_nulls(&mut v);
+    Some(v)
+}
+
+fn with_cache(mut v: Value, cc: Option<&CacheControl>) -> Value {
+    if let Some(cc) = cc {
+        v["cache_control"] = cache_control_json(cc);
+    }
+    v
+}
+
+fn strip_nulls(v: &mut Value) {
+    if let Value::Object(m) = v {
+        m.retain(|_, x| !x.is_null());
+    }
+}
+
+/// The fields each citation type takes in a request (responses carry a few more, such as
+/// `file_id`, that requests reject).
+fn citation_fields(kind: &str) -> Option<&'static [&'static str]> {
+    Some(match kind {
+        "char_location" => {
+            &["cited_text", "document_index", "document_title", "start_char_index", "end_char_index"]
+        }
+        "page_location" => {
+            &["cited_text", "document_index", "document_title", "start_page_number", "end_page_number"]
+        }
+        "content_block_location" => {
+            &["cited_text", "document_index", "document_title", "start_block_index", "end_block_index"]
+        }
+        "web_search_result_location" => &["cited_text", "encrypted_index", "title", "url"],
+        "search_result_location" => {
+            &["cited_text", "search_result_index", "source", "title", "start_block_index", "end_block_index"]
+        }
+        _ => return None,
+    })
+}
+
+fn encode_citation(c: &dive_core::Citation) -> Option<Value> {
+    let fields = citation_fields(&c.kind)?;
+    let mut m = Map::new();
+    m.insert("type".into(), json!(c.kind));
+    for f in fields {
+        let value = if *f == "cited_text" {
+            c.cited_text.as_ref().map(|t| json!(t))
+        } else {
+            c.fields.get(*f).cloned()
+        };
+        m.insert((*f).to_owned(), value.unwrap_or(Value::Null));
+    }
+    Some(Value::Object(m))
+}

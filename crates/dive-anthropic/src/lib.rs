@@ -1,0 +1,41 @@
+//! The Anthropic Messages API for Dive for Rust.
+//!
+//! [`Anthropic`] implements [`dive_core::Llm`], non-streaming and streaming: system prompt,
+//! tools with tool choice and parallel-call control, thinking (budget or adaptive; signatures
+//! and redacted thinking replayed exactly), effort, automatic prompt caching with spaced
+//! breakpoints and 5m/1h TTL, images and documents (base64, URL, file id), citations,
+//! structured output, stop sequences, server tools (web search, web fetch, code execution)
+//! whose result blocks are kept verbatim, reminders rendered per model, and cost from the
+//! model catalog ([`MODELS`]).
+//!
+//! **Invariant:** the request sent is derived from the [`ModelRequest`](dive_core::ModelRequest)
+//! alone; the caller's history is never modified (unanswered tool calls are answered and
+//! reminders rendered on a copy), and the API key appears only in the `x-api-key` header.
+//!
+//! ```no_run
+//! use dive_anthropic::Anthropic;
+//! use dive_core::{Llm, Message, ModelRequest, Reasoning};
+//! # async fn run() -> Result<(), dive_core::LlmError> {
+//! let claude = Anthropic::builder().model("claude-sonnet-5-5").build()?;
+//! let request = ModelRequest::new(vec![Message::user("Why is the sky blue?")])
+//!     .with_reasoning(Reasoning::adaptive());
+//! let response = claude.generate(request).await?;
+//! println!("{} (cost {:?})", response.text_content(), response.usage.cost);
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+#![allow(clippy::result_large_err)] // ProviderError on cold paths, as in dive-provider.
+
+mod cache;
+mod catalog;
+mod client;
+mod decode;
+mod encode;
+mod stream;
+
+pub use catalog::{DEFAULT_MODEL, MODELS, model_info, supports_system_messages};
+pub use client::{API_VERSION, Anthropic, AnthropicBuilder, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS};
+pub use stream::{AnthropicEvents, map_event};
+
+/// The provider name reported by [`Anthropic`] and its errors.
+pub const PROVIDER: &str = "anthropic";

@@ -1,0 +1,437 @@
+//! Interop with the official `anthropic` Python SDK: the request bodies we send are valid
+//! `MessageCreateParams` (unknown keys rejected), and the SSE fixtures decode to the same
+//! message the SDK accumulates.
+//!
+//! Needs `python3` (or `$DIVE_PYTHON`) with `anthropic==2.14.0` (which brings `pydantic`).
+//! Without them the tests FAIL, unless `DIVE_SKIP_PYTHON_INTEROP=1` is set.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use bytes::Bytes;
+use dive_anthropic::{Anthropic, AnthropicEvents};
+use dive_core::{
+    CacheControl, CacheTtl, Citation, CitationsConfig, Content, ContextEdit, DocumentContent, FileContent,
+    ImageContent, McpServerConfig, MediaSource, Message, ModelRequest, Prefill, Reasoning, ReasoningEffort,
+    RedactedThinkingContent, Reminder, ResponseAccumulator, ResponseFormat, Role, Secret, TextContent,
+    ThinkingContent, ThinkingDisplay, ToolChoice, ToolDefinition, ToolResultContent, ToolUse,
+};
+use futures::StreamExt;
+use serde_json::{Map, Value, json};
+
+fn interop_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+/// The Python to run, or `None` when the interop tests are explicitly skipped.
+fn python() -> Option<String> {
+    let py = std::env::var("DIVE_PYTHON").unwrap_or_else(|_| "python3".into());
+    let ok = Command::new(&py)
+        .args(["-c", "import anthropic, pydantic"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return Some(py);
+    }
+    if std::env::var("DIVE_SKIP_PYTHON_INTEROP").as_deref() == Ok("1") {
+        eprintln!("DIVE_SKIP_PYTHON_INTEROP=1: skipping the anthropic SDK interop check");
+        return None;
+    }
+    panic!(
+        "the interop tests need `{py}` with the official SDK: run `{py} -m pip install anthropic==2.14.0` \
+         (or set DIVE_PYTHON to a python that has it; DIVE_SKIP_PYTHON_INTEROP=1 skips these tests)"
+    );
+}
+
+fn client(model: &str) -> Anthropic {
+    Anthropic::builder()
+        .api_key("sk-ant-interop-not-a-key")
+        .base_url("http://127.0.0.1:9")
+        .model(model)
+        .build()
+        .unwrap()
+}
+
+fn calc_tool() -> ToolDefinition {
+    ToolDefinition::new(
+        "calc",
+        "Evaluates arithmetic.",
+        json!({"type": "object", "properties": {"expr": {"type": "string"}}, "required": ["expr"]}),
+    )
+}
+
+fn params(pairs: Value) -> Map<String, Value> {
+    pairs.as_object().cloned().unwrap()
+}
+
+fn assistant(blocks: Vec<Content>) -> Message {
+    Message::new(Role::Assistant, blocks)
+}
+
+const PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+/// (name, model, request) for every case of the matrix.
+fn matrix() -> Vec<(&'static str, &'static str, ModelRequest)> {
+    let mut cases = Vec::new();
+    let sonnet45 = "claude-sonnet-4-5";
+    let sonnet55 = "claude-sonnet-5-5";
+
+    cases.push(("text", sonnet55, ModelRequest::new(vec![Message::user("Hello")])));
+
+    let mut r = ModelRequest::new(vec![
+        Message::user("Count to 3"),
+        Message::assistant("1, 2"),
+        Message::user("go on"),
+    ])
+    .with_system("Be brief.")
+    .with_max_tokens(512);
+    r.stop_sequences = vec!["END".into()];
+    r.caching = Some(false);
+    r.prefill = Some(serde_json::from_value::<Prefill>(json!({"text": "3", "closing_tag": "</n>"})).unwrap());
+    cases.push(("system_stops_prefill", sonnet45, r));
+
+    for (name, choice, parallel) in [
+        ("tools_auto_serial", Some(ToolChoice::Auto), Some(false)),
+        ("tools_any", Some(ToolChoice::Any), None),
+        ("tools_named", Some(ToolChoice::Tool { name: "calc".into() }), Some(false)),
+        ("tools_none", Some(ToolChoice::None), None),
+        ("tools_serial_default_choice", None, Some(false)),
+    ] {
+        let mut r = ModelRequest::new(vec![Message::user("2+2?")]).with_tools(vec![calc_tool()]);
+        r.tool_choice = choice;
+        r.parallel_tool_calls = parallel;
+        cases.push((name, sonnet55, r));
+    }
+
+    let history = vec![
+        Message::user("2+2 and a picture?"),
+        assistant(vec![
+            Content::text("Computing."),
+            Content::tool_use("toolu_1", "calc", json!({"expr": "2+2"})),
+            Content::tool_use("toolu_2", "calc", json!({"expr": "bad"})),
+        ]),
+        Message::tool_results(vec![
+            ToolResultContent::new(
+                "toolu_1",
+                vec![Content::text("4"), Content::image(MediaSource::base64("image/png", PNG))],
+            ),
+            ToolResultContent::error("toolu_2", "syntax error"),
+        ]),
+    ];
+    cases.push(("tool_results", sonnet55, ModelRequest::new(history.clone()).with_tools(vec![calc_tool()])));
+    // The second call has no result: answer_unanswered_tool_calls must add one.
+    let mut unanswered = history.clone();
+    unanswered.pop();
+    cases.push((
+        "unanswered_tool_calls",
+        sonnet55,
+        ModelRequest::new(unanswered).with_tools(vec![calc_tool()]),
+    ));
+
+    let mut doc_pdf =
+        DocumentContent::new(MediaSource::base64("application/pdf", "JVBERi0xLjQK")).with_title("Spec");
+    doc_pdf.context = Some("The product spec".into());
+    doc_pdf.citations = Some(serde_json::from_value::<CitationsConfig>(json!({"enabled": true})).unwrap());
+    doc_pdf.cache_control = Some(CacheControl::with_ttl(CacheTtl::OneHour));
+    let media = Message::new(
+        Role::User,
+        vec![
+            Content::image(MediaSource::base64("image/png", PNG)),
+            Content::Image(ImageContent::new(MediaSource::url("https://example.com/cat.jpg"))),
+            Content::image(MediaSource::file("file_img_1")),
+            Content::Document(doc_pdf),
+            Content::document(MediaSource::url("https://example.com/paper.pdf")),
+            Content::document(MediaSource::file("file_doc_1")),
+            Content::Document(DocumentContent::new(MediaSource::Text {
+                media_type: "text/plain".into(),
+                data: "plain notes".into(),
+            })),
+            Content::File(
+                serde_json::from_value::<FileContent>(
+                    json!({"file_id": "file_2", "media_type": "image/png"}),
+                )
+                .unwrap(),
+            ),
+            Content::text("Summarise all of these."),
+        ],
+    );
+    cases.push(("images_and_documents", sonnet55, ModelRequest::new(vec![media])));
+
+    let mut cited = TextContent::new("Rust 1.95 is out.");
+    let mut c = Citation::new("web_search_result_location");
+    c.cited_text = Some("Rust 1.95".into());
+    c.fields = params(
+        json!({"url": "https://blog.rust-lang.org/", "title": "Rust Blog", "encrypted_index": "aWR4"}),
+    );
+    cited.citations.push(c);
+    let mut c = Citation::new("char_location");
+    c.cited_text = Some("spec".into());
+    c.fields = params(json!({"document_index": 0, "document_title": "Spec", "start_char_index": 0,
+        "end_char_index": 4, "file_id": "file_only_in_responses"}));
+    cited.citations.push(c);
+    let server_history = vec![
+        Message::user("What's new in Rust?"),
+        assistant(vec![
+            serde_json::from_value(json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search",
+                "input": {"query": "rust release"}}))
+            .unwrap(),
+            serde_json::from_value(json!({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+                "content": [{"type": "web_search_result", "url": "https://blog.rust-lang.org/", "title": "Rust Blog",
+                "encrypted_content": "ZW5j", "page_age": "1 day"}]}))
+            .unwrap(),
+            Content::Text(cited),
+        ]),
+        Message::user("Fetch it and run code on it."),
+    ];
+    let tools = vec![
+        ToolDefinition::native(
+            "web_search_20250305",
+            "web_search",
+            params(json!({"max_uses": 3,
+            "allowed_domains": ["rust-lang.org"]})),
+        ),
+        ToolDefinition::native("web_fetch_20250910", "web_fetch", params(json!({"max_uses": 2}))),
+        ToolDefinition::native("code_execution_20250825", "code_execution", Map::new()),
+        calc_tool(),
+    ];
+    cases.push(("server_tools_and_citations", sonnet55, ModelRequest::new(server_history).with_tools(tools)));
+
+    let mut signed = ThinkingContent::new("Let me think.", Some("c2lnbmF0dXJl".into()));
+    signed.metadata = Map::new();
+    let mut foreign = ThinkingContent::new("OpenAI reasoning", Some("enc".into()));
+    foreign.id = Some("rs_1".into());
+    let mut call = ToolUse::new("toolu_9", "calc", json!({"expr": "1+1"}));
+    call.metadata = params(json!({"anthropic": {"caller": {"type": "direct"}}}));
+    let thinking_history = vec![
+        Message::user("1+1?"),
+        assistant(vec![
+            Content::Thinking(signed),
+            Content::RedactedThinking(
+                serde_json::from_value::<RedactedThinkingContent>(json!({"data": "UkVE"})).unwrap(),
+            ),
+            Content::Thinking(foreign),
+            Content::ToolUse(call),
+        ]),
+        Message::tool_results(vec![ToolResultContent::text("toolu_9", "2")]),
+    ];
+    let mut budget = Reasoning::budget(4096);
+    budget.display = Some(ThinkingDisplay::Summarized);
+    cases.push((
+        "thinking_budget_replay",
+        sonnet45,
+        ModelRequest::new(thinking_history.clone()).with_tools(vec![calc_tool()]).with_reasoning(budget),
+    ));
+    let mut adaptive = Reasoning::adaptive();
+    adaptive.effort = Some(ReasoningEffort::Xhigh);
+    adaptive.display = Some(ThinkingDisplay::Omitted);
+    cases.push((
+        "thinking_adaptive_effort",
+        sonnet55,
+        ModelRequest::new(thinking_history).with_tools(vec![calc_tool()]).with_reasoning(adaptive),
+    ));
+    cases.push((
+        "effort_clamped_minimal",
+        sonnet45,
+        ModelRequest::new(vec![Message::user("hi")])
+            .with_reasoning(Reasoning::effort(ReasoningEffort::Minimal)),
+    ));
+
+    let mut long = Vec::new();
+    for i in 0..24 {
+        long.push(Message::user(format!("question {i}")));
+        long.push(Message::assistant(format!("answer {i}")));
+    }
+    if let Some(Content::Text(t)) = long[0].content.first_mut() {
+        t.cache_control = Some(CacheControl::with_ttl(CacheTtl::OneHour));
+    }
+    long.push(Message::user("last question"));
+    let mut r = ModelRequest::new(long).with_system("You answer questions.");
+    r.caching = Some(true);
+    cases.push(("caching_long_history", sonnet55, r));
+
+    cases.push((
+        "structured_output",
+        sonnet55,
+        ModelRequest::new(vec![Message::user("Give me a point")]).with_response_format(
+            ResponseFormat::JsonSchema {
+                name: "point".into(),
+                schema: json!({"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"],
+                "additionalProperties": false}),
+                description: None,
+                strict: None,
+            },
+        ),
+    ));
+    cases.push((
+        "json_object",
+        sonnet55,
+        ModelRequest::new(vec![Message::user("JSON please")])
+            .with_response_format(ResponseFormat::JsonObject),
+    ));
+
+    let reminders = vec![Message::new(
+        Role::User,
+        vec![
+            Content::text("What should I do?"),
+            Content::Reminder(Reminder::new("todo-list", "2 items open").unwrap()),
+            Content::Reminder(Reminder::operator("policy", "Never delete files.").unwrap()),
+        ],
+    )];
+    cases.push(("reminders_native_system", sonnet55, ModelRequest::new(reminders.clone())));
+    cases.push(("reminders_user_text", sonnet45, ModelRequest::new(reminders)));
+
+    let mut r = ModelRequest::new(vec![Message::user("hi")]);
+    r.speed = Some(dive_core::Speed::Fast);
+    r.service_tier = Some("auto".into());
+    cases.push(("speed_and_tier", sonnet55, r));
+
+    let mut r = ModelRequest::new(vec![Message::user("hi")]);
+    let mut mcp = McpServerConfig::url("docs", "https://mcp.example.com/sse");
+    mcp.authorization_token = Some(Secret::new("mcp-token"));
+    mcp.allowed_tools = vec!["search".into()];
+    r.mcp_servers = vec![mcp];
+    r.context_management = vec![
+        serde_json::from_value::<ContextEdit>(json!({"type": "clear_tool_uses_20250919",
+            "trigger": {"type": "input_tokens", "value": 100000}, "keep": {"type": "tool_uses", "value": 3}}))
+        .unwrap(),
+    ];
+    cases.push(("beta_mcp_and_context_management", sonnet55, r));
+    cases
+}
+
+fn kind(body: &Value, stream: bool) -> &'static str {
+    let beta = body.get("mcp_servers").is_some() || body.get("context_management").is_some();
+    match (beta, stream) {
+        (false, false) => "anthropic",
+        (false, true) => "anthropic-stream",
+        (true, false) => "anthropic-beta",
+        (true, true) => "anthropic-beta-stream",
+    }
+}
+
+#[test]
+fn request_bodies_are_valid_for_the_official_sdk() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut written = 0;
+    for (name, model, request) in matrix() {
+        let client = client(model);
+        for stream in [false, true] {
+            let body = client.request_body(&request, stream);
+            let file = dir.path().join(format!("{name}.{}.json", kind(&body, stream)));
+            std::fs::write(&file, serde_json::to_vec_pretty(&body).unwrap()).unwrap();
+            if let Ok(keep) = std::env::var("DIVE_KEEP_BODIES") {
+                std::fs::create_dir_all(&keep).unwrap();
+                std::fs::copy(&file, Path::new(&keep).join(file.file_name().unwrap())).unwrap();
+            }
+            written += 1;
+        }
+    }
+    assert_eq!(written, matrix().len() * 2);
+    let Some(py) = python() else { return };
+    let out =
+        Command::new(py).arg(interop_dir().join("validate_requests.py")).arg(dir.path()).output().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "official SDK rejected some request bodies:\n{report}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains(&format!("{written} valid, 0 invalid")), "{report}");
+}
+
+/// What the Rust decoder makes of a fixture fed in 37-byte chunks.
+fn decode_fixture(name: &str) -> (ResponseAccumulator, Option<dive_provider::ProviderError>) {
+    let bytes = std::fs::read(fixture(name)).unwrap();
+    let chunks: Vec<Result<Bytes, std::io::Error>> =
+        bytes.chunks(37).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
+    let sse = dive_provider::decode_sse("anthropic", futures::stream::iter(chunks));
+    let mut events = AnthropicEvents::new(Box::pin(sse), None);
+    let mut acc = ResponseAccumulator::new();
+    let mut error = None;
+    futures::executor::block_on(async {
+        while let Some(item) = events.next().await {
+            match item {
+                Ok(event) => acc.add(&event).unwrap(),
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+    });
+    (acc, error)
+}
+
+/// Our content blocks in the SDK's JSON shape (a tool call's `caller` lives in metadata).
+fn our_blocks(content: &[Content]) -> Vec<Value> {
+    content
+        .iter()
+        .map(|c| {
+            let mut v = serde_json::to_value(c).unwrap();
+            if let Some(meta) = v.as_object_mut().and_then(|o| o.remove("metadata"))
+                && let Some(caller) = meta.get("anthropic").and_then(|a| a.get("caller"))
+            {
+                v["caller"] = caller.clone();
+            }
+            v
+        })
+        .collect()
+}
+
+fn sdk(fixture_name: &str) -> Option<Value> {
+    let py = python()?;
+    let out = Command::new(py)
+        .arg(interop_dir().join("sdk_stream.py"))
+        .arg(fixture(fixture_name))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "sdk_stream.py failed: {}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["problems"], json!([]), "{fixture_name} fails the event-by-event check: {v}");
+    Some(v)
+}
+
+fn assert_same_message(fixture_name: &str) {
+    let (acc, error) = decode_fixture(fixture_name);
+    assert!(error.is_none(), "{error:?}");
+    assert!(acc.is_complete());
+    let ours = acc.into_response();
+    let Some(sdk) = sdk(fixture_name) else { return };
+    let theirs = &sdk["message"];
+    assert_eq!(json!(our_blocks(&ours.content)), theirs["content"], "content of {fixture_name}");
+    assert_eq!(ours.id, theirs["id"].as_str().unwrap());
+    assert_eq!(ours.model, theirs["model"].as_str().unwrap());
+    assert_eq!(ours.stop_reason, theirs["stop_reason"].as_str().unwrap());
+    let usage = &theirs["usage"];
+    assert_eq!(ours.usage.input_tokens, usage["input_tokens"].as_u64().unwrap());
+    assert_eq!(ours.usage.output_tokens, usage["output_tokens"].as_u64().unwrap());
+    assert_eq!(ours.usage.cache_read_input_tokens, usage["cache_read_input_tokens"].as_u64().unwrap_or(0));
+}
+
+#[test]
+fn thinking_text_tool_stream_matches_the_sdk() {
+    assert_same_message("thinking_text_tool.sse");
+}
+
+#[test]
+fn web_search_citations_stream_matches_the_sdk() {
+    assert_same_message("web_search_citations.sse");
+}
+
+#[test]
+fn error_event_is_typed_like_the_sdk_and_keeps_partial_output() {
+    let (_, error) = decode_fixture("error_after_start.sse");
+    let error = error.expect("an error event must end the stream with an error");
+    assert_eq!(error.kind, dive_core::LlmErrorKind::Overloaded);
+    assert_eq!(error.error_type.as_deref(), Some("overloaded_error"));
+    assert_eq!(error.partial_response().map(|p| p.id.as_str()), Some("msg_02"));
+    let Some(sdk) = sdk("error_after_start.sse") else { return };
+    assert_eq!(sdk["error"]["type"], "overloaded_error");
+    assert_eq!(sdk["message"], Value::Null);
+}

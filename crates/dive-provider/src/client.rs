@@ -1,0 +1,96 @@
+//! HTTP client construction: rustls with the ring provider (no process-global crypto
+//! provider is installed), a connect timeout and a per-read timeout that never cuts a long
+//! stream.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use dive_core::{LlmErrorKind, Secret};
+use rustls_platform_verifier::BuilderVerifierExt;
+
+use crate::ProviderError;
+
+/// Transport settings shared by every provider.
+///
+/// There is deliberately no total request timeout: a long stream legitimately lasts many
+/// minutes. `read_timeout` bounds the silence between two reads instead, which catches a
+/// dead connection without cutting a healthy one.
+///
+/// ```
+/// use std::time::Duration;
+/// use dive_provider::HttpOptions;
+/// let opts = HttpOptions::default().with_read_timeout(Duration::from_secs(120));
+/// let client = opts.build_client().unwrap();
+/// # drop(client);
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// Time allowed to establish a connection (TCP + TLS). Default 10 s.
+    pub connect_timeout: Duration,
+    /// Longest silence allowed between two reads of a response body. Default 10 min
+    /// (thinking models can pause between events; Anthropic also sends pings).
+    pub read_timeout: Duration,
+    /// The `User-Agent` header.
+    pub user_agent: String,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(10),
+            read_timeout: Duration::from_secs(600),
+            user_agent: format!("dive-rs/{}", env!("CARGO_PKG_VERSION")),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// Sets the connect timeout.
+    #[must_use]
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Sets the per-read timeout.
+    #[must_use]
+    pub fn with_read_timeout(mut self, timeout: Duration) -> Self {
+        self.read_timeout = timeout;
+        self
+    }
+
+    /// Builds a reqwest client: rustls (ring, platform certificate verifier), HTTP/1.1 and
+    /// HTTP/2, these timeouts.
+    ///
+    /// # Errors
+    /// A [`ProviderError`] of kind `Other` when TLS or the client cannot be set up.
+    pub fn build_client(&self) -> Result<reqwest::Client, ProviderError> {
+        let setup = |message: String| ProviderError::new("http", LlmErrorKind::Other, message);
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut tls = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| setup(format!("TLS versions: {e}")))?
+            .with_platform_verifier()
+            .map_err(|e| setup(format!("TLS certificate verifier: {e}")))?
+            .with_no_client_auth();
+        tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        reqwest::Client::builder()
+            .tls_backend_preconfigured(tls)
+            .connect_timeout(self.connect_timeout)
+            .read_timeout(self.read_timeout)
+            .user_agent(self.user_agent.clone())
+            .build()
+            .map_err(|e| setup(format!("HTTP client: {e}")))
+    }
+}
+
+/// Reads an API key from an environment variable; `None` when unset or empty.
+///
+/// ```
+/// assert!(dive_provider::api_key_from_env("DIVE_SURELY_UNSET_VARIABLE").is_none());
+/// ```
+#[must_use]
+pub fn api_key_from_env(var: &str) -> Option<Secret> {
+    std::env::var(var).ok().filter(|v| !v.trim().is_empty()).map(|v| Secret::new(v.trim()))
+}

@@ -1,0 +1,40 @@
+//! Shared HTTP plumbing for Dive for Rust providers.
+//!
+//! Every HTTP provider crate (`dive-anthropic`, …) builds on this one: a reqwest client on
+//! rustls whose timeouts never cut a long stream ([`HttpOptions`]), API keys held as
+//! [`Secret`](dive_core::Secret)s, **one** retry policy ([`RetryPolicy`]), streams retried
+//! only before their first event ([`open_stream`]), SSE decoded by `eventsource-stream`
+//! ([`decode_sse`]) and one typed error ([`ProviderError`]) that converts into
+//! [`dive_core::LlmError`].
+//!
+//! **Invariant:** nothing here knows a vendor's wire format beyond the common JSON error
+//! shape, and no secret ever reaches a `Debug`, `Display`, log line or error.
+//!
+//! ```
+//! use std::time::Duration;
+//! use dive_provider::{HttpOptions, RetryPolicy};
+//! let client = HttpOptions::default().build_client().unwrap();
+//! let retry = RetryPolicy::default().with_max_retries(2).with_base_delay(Duration::from_millis(200));
+//! # drop((client, retry));
+//! ```
+#![deny(missing_docs)]
+// ProviderError, like dive-core's LlmError, is returned by value on every cold error path;
+// boxing it would only move the allocation.
+#![allow(clippy::result_large_err)]
+
+mod client;
+mod error;
+mod http;
+mod retry;
+mod sse;
+mod stream;
+
+pub use client::{HttpOptions, api_key_from_env};
+pub use error::{ProviderError, classify};
+pub use http::{check_status, request_id, retry_after};
+pub use retry::{RetryAttempt, RetryHook, RetryPolicy};
+pub use sse::{SseEvent, decode_sse, response_sse};
+pub use stream::open_stream;
+
+/// The HTTP client crate, re-exported whole so users never hold two copies.
+pub use reqwest;
