@@ -23,6 +23,9 @@
 pub use dive_agent::*;
 pub use dive_core::*;
 
+mod registry;
+pub use registry::{ModelError, Vendor, catalog, model, resolve_model, vendors};
+
 /// Session stores (feature `session`; `SqliteStore` with feature `sqlite`).
 #[cfg(feature = "session")]
 #[cfg_attr(docsrs, doc(cfg(feature = "session")))]

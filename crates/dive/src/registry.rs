@@ -1,0 +1,296 @@
+//! The provider registry (reference §8.1): `dive::model("vendor/model")` builds an `Llm` from a
+//! model spec among the providers compiled in.
+//!
+//! An explicit `vendor/` prefix wins; otherwise the model name's patterns pick the vendor
+//! (`claude-…` → anthropic, `gpt-…` → openai, `gemini-…` → google, …). A vendor that exists
+//! but is not compiled in is a clear error naming the feature to enable.
+//!
+//! ```
+//! match dive::resolve_model("anthropic/claude-sonnet-5-5") {
+//!     Ok((vendor, model)) => assert_eq!((vendor.name, model.as_str()), ("anthropic", "claude-sonnet-5-5")),
+//!     // Built without the `anthropic` feature: the error names it.
+//!     Err(e) => assert!(e.to_string().contains("`anthropic` feature")),
+//! }
+//! let err = dive::resolve_model("no-such-model-family").unwrap_err();
+//! assert!(err.to_string().contains("vendor/model"));
+//! ```
+
+use std::sync::Arc;
+
+use dive_core::{Llm, LlmError, ModelInfo};
+
+/// Builds a provider for a model name.
+type BuildFn = fn(&str) -> Result<Arc<dyn Llm>, ModelError>;
+
+/// One vendor the registry knows, compiled in or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Vendor {
+    /// The vendor prefix of model specs (`anthropic` in `anthropic/claude-…`).
+    pub name: &'static str,
+    /// The `dive` feature that compiles it in.
+    pub feature: &'static str,
+    /// The environment variable holding its API key (`None`: no key needed).
+    pub key_env: Option<&'static str>,
+    /// The environment variable overriding its base URL.
+    pub base_url_env: &'static str,
+    /// Bare model-name prefixes that select this vendor.
+    pub prefixes: &'static [&'static str],
+    /// The model used for `vendor/` with no model name.
+    pub default_model: &'static str,
+    /// Whether this build includes it.
+    pub compiled_in: bool,
+}
+
+/// Why a model spec could not become a model.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// The vendor exists but this build does not include it.
+    #[error(
+        "the {vendor} provider is not compiled in: enable the `{feature}` feature of `dive` \
+         (Cargo.toml: dive = {{ version = \"…\", features = [\"{feature}\"] }})"
+    )]
+    NotCompiledIn {
+        /// The vendor.
+        vendor: &'static str,
+        /// The feature to enable.
+        feature: &'static str,
+    },
+    /// No vendor matches the model name.
+    #[error(
+        "no provider matches model {model:?}: write it as vendor/model (vendors: {known}); \
+         compiled in: {compiled}"
+    )]
+    NoVendor {
+        /// The model spec.
+        model: String,
+        /// Every vendor name.
+        known: String,
+        /// The vendors this build includes.
+        compiled: String,
+    },
+    /// The provider could not be built (e.g. its API key is not set).
+    #[error(transparent)]
+    Provider(Box<LlmError>),
+}
+
+impl From<LlmError> for ModelError {
+    fn from(e: LlmError) -> Self {
+        Self::Provider(Box::new(e))
+    }
+}
+
+struct Entry {
+    vendor: Vendor,
+    build: Option<BuildFn>,
+    catalog: fn() -> Vec<ModelInfo>,
+}
+
+fn no_catalog() -> Vec<ModelInfo> {
+    Vec::new()
+}
+
+#[cfg(feature = "anthropic")]
+fn anthropic_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(dive_anthropic::Anthropic::builder().model(model).build()?))
+    }
+    (Some(build), || dive_anthropic::MODELS.clone())
+}
+
+#[cfg(not(feature = "anthropic"))]
+fn anthropic_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    (None, no_catalog)
+}
+
+/// A vendor not implemented in this version of the workspace yet.
+fn planned() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    (None, no_catalog)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn entry(
+    name: &'static str,
+    key_env: Option<&'static str>,
+    base_url_env: &'static str,
+    prefixes: &'static [&'static str],
+    default_model: &'static str,
+    (build, catalog): (Option<BuildFn>, fn() -> Vec<ModelInfo>),
+) -> Entry {
+    Entry {
+        vendor: Vendor {
+            name,
+            feature: name,
+            key_env,
+            base_url_env,
+            prefixes,
+            default_model,
+            compiled_in: build.is_some(),
+        },
+        build,
+        catalog,
+    }
+}
+
+/// Every vendor in matching order (OpenRouter, which matches any `org/model` id, is last).
+fn entries() -> Vec<Entry> {
+    vec![
+        entry(
+            "anthropic",
+            Some("ANTHROPIC_API_KEY"),
+            "ANTHROPIC_BASE_URL",
+            &["claude-"],
+            "claude-sonnet-5-5",
+            anthropic_entry(),
+        ),
+        entry(
+            "openai",
+            Some("OPENAI_API_KEY"),
+            "OPENAI_BASE_URL",
+            &["gpt-", "o3", "o4", "codex"],
+            "gpt-5.5",
+            planned(),
+        ),
+        entry("google", Some("GEMINI_API_KEY"), "GEMINI_BASE_URL", &["gemini-"], "gemini-3.5-pro", planned()),
+        entry("grok", Some("XAI_API_KEY"), "XAI_BASE_URL", &["grok-"], "grok-5", planned()),
+        entry(
+            "mistral",
+            Some("MISTRAL_API_KEY"),
+            "MISTRAL_BASE_URL",
+            &["mistral-", "ministral-", "codestral-", "devstral-", "magistral-"],
+            "mistral-medium-3.5",
+            planned(),
+        ),
+        entry(
+            "ollama",
+            None,
+            "OLLAMA_HOST",
+            &[
+                "llama",
+                "codellama",
+                "mixtral",
+                "gemma",
+                "glm-",
+                "gpt-oss",
+                "minimax-",
+                "qwen",
+                "phi",
+                "deepseek",
+            ],
+            "llama4",
+            planned(),
+        ),
+        entry(
+            "openrouter",
+            Some("OPENROUTER_API_KEY"),
+            "OPENROUTER_BASE_URL",
+            &[],
+            "openrouter/auto",
+            planned(),
+        ),
+    ]
+}
+
+/// Every vendor the registry knows, in matching order, with whether this build includes it.
+#[must_use]
+pub fn vendors() -> Vec<Vendor> {
+    entries().into_iter().map(|e| e.vendor).collect()
+}
+
+fn find(spec: &str) -> Result<(Entry, String), ModelError> {
+    let spec = spec.trim();
+    let all = entries();
+    let names = |only_compiled: bool| {
+        let list: Vec<&str> =
+            all.iter().filter(|e| !only_compiled || e.vendor.compiled_in).map(|e| e.vendor.name).collect();
+        if list.is_empty() { "none".to_owned() } else { list.join(", ") }
+    };
+    let (known, compiled) = (names(false), names(true));
+    let chosen = match spec.split_once('/') {
+        Some((vendor, model)) if all.iter().any(|e| e.vendor.name == vendor) => {
+            let i = all.iter().position(|e| e.vendor.name == vendor).unwrap_or_default();
+            Some((i, model.to_owned()))
+        }
+        Some(_) => all.iter().position(|e| e.vendor.name == "openrouter").map(|i| (i, spec.to_owned())),
+        None => all
+            .iter()
+            .position(|e| e.vendor.prefixes.iter().any(|p| spec.to_ascii_lowercase().starts_with(p)))
+            .map(|i| (i, spec.to_owned())),
+    };
+    let Some((index, model)) = chosen else {
+        return Err(ModelError::NoVendor { model: spec.to_owned(), known, compiled });
+    };
+    let entry = all.into_iter().nth(index).ok_or_else(|| ModelError::NoVendor {
+        model: spec.to_owned(),
+        known: String::new(),
+        compiled: String::new(),
+    })?;
+    let model = if model.is_empty() { entry.vendor.default_model.to_owned() } else { model };
+    Ok((entry, model))
+}
+
+/// Which vendor and model name a spec selects, without building anything (no key needed).
+///
+/// # Errors
+/// [`ModelError::NoVendor`] when nothing matches; [`ModelError::NotCompiledIn`] when the
+/// vendor exists but this build lacks its feature.
+pub fn resolve_model(spec: &str) -> Result<(Vendor, String), ModelError> {
+    let (entry, model) = find(spec)?;
+    if !entry.vendor.compiled_in {
+        return Err(ModelError::NotCompiledIn { vendor: entry.vendor.name, feature: entry.vendor.feature });
+    }
+    Ok((entry.vendor, model))
+}
+
+/// Builds the model a spec names: `vendor/model`, `vendor/` (its default model), or a bare
+/// model name matched by pattern. Keys and base URLs come from the environment.
+///
+/// # Errors
+/// As [`resolve_model`], plus [`ModelError::Provider`] when the provider cannot be built
+/// (typically its API key is not set).
+pub fn model(spec: &str) -> Result<Arc<dyn Llm>, ModelError> {
+    let (entry, model) = find(spec)?;
+    let build = entry
+        .build
+        .ok_or(ModelError::NotCompiledIn { vendor: entry.vendor.name, feature: entry.vendor.feature })?;
+    build(&model)
+}
+
+/// The model catalogs of the vendors compiled in: `(vendor, model info)`.
+#[must_use]
+pub fn catalog() -> Vec<(&'static str, ModelInfo)> {
+    entries().into_iter().flat_map(|e| (e.catalog)().into_iter().map(move |m| (e.vendor.name, m))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_vendor_prefixes_win_and_patterns_pick_otherwise() {
+        let vendor_of = |spec: &str| match find(spec) {
+            Ok((e, m)) => format!("{}:{m}", e.vendor.name),
+            Err(e) => format!("error: {e}"),
+        };
+        assert_eq!(vendor_of("openai/claude-like-name"), "openai:claude-like-name");
+        assert_eq!(vendor_of("claude-opus-4-8"), "anthropic:claude-opus-4-8");
+        assert_eq!(vendor_of("gpt-5.5-mini"), "openai:gpt-5.5-mini");
+        assert_eq!(vendor_of("gemini-3.5-flash"), "google:gemini-3.5-flash");
+        assert_eq!(vendor_of("Mistral-large"), "mistral:Mistral-large");
+        assert_eq!(vendor_of("qwen3:32b"), "ollama:qwen3:32b");
+        assert_eq!(vendor_of("meta-llama/llama-4"), "openrouter:meta-llama/llama-4");
+        assert_eq!(vendor_of("anthropic/"), "anthropic:claude-sonnet-5-5");
+        assert!(vendor_of("mystery-model").starts_with("error: no provider matches"));
+    }
+
+    #[test]
+    fn missing_features_are_named() {
+        let err = resolve_model("openai/gpt-5.5").unwrap_err();
+        if !vendors().iter().any(|v| v.name == "openai" && v.compiled_in) {
+            assert!(err.to_string().contains("enable the `openai` feature"), "{err}");
+        }
+        let compiled = vendors().iter().filter(|v| v.compiled_in).count();
+        assert_eq!(cfg!(feature = "anthropic"), compiled >= 1);
+    }
+}
