@@ -2,8 +2,8 @@
 //!
 //! Offline (the default, no key needed) it runs on `TestModel`, which calls each tool once and
 //! summarises the results, so you can see the whole loop without a network. With a provider
-//! compiled in and its key set, the same agent runs on that provider (providers arrive as
-//! facade features; see `docs/guides/agents.md`).
+//! compiled in (this example enables `anthropic`) and its key set, the same agent runs on that
+//! provider, chosen through the registry (`dive::model`).
 //!
 //! Run with `cargo run -p dive-examples --example quickstart`.
 
@@ -70,18 +70,38 @@ impl TypedTool for ReadFile {
     }
 }
 
+/// The first compiled-in provider whose API key is set, through the registry.
+fn online_model() -> Option<Arc<dyn dive::Llm>> {
+    let vendor = dive::vendors().into_iter().find(|v| {
+        v.compiled_in && v.key_env.is_some_and(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
+    })?;
+    match dive::model(&format!("{}/", vendor.name)) {
+        Ok(model) => {
+            println!("Running online on {}/{}.\n", model.provider(), model.model());
+            Some(model)
+        }
+        Err(e) => {
+            println!("{} is not usable ({e}); falling back to the test model.", vendor.name);
+            None
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let workspace = tempfile::tempdir()?;
     std::fs::write(workspace.path().join("notes.md"), "# Notes\nShip the quickstart on Friday.\n")?;
     std::fs::write(workspace.path().join("todo.txt"), "write docs\n")?;
 
-    println!("Running offline on the test model (no API key needed).");
-    println!("To go online, build with a provider feature and set its key; see docs/guides/agents.md.\n");
+    let model = online_model().unwrap_or_else(|| {
+        println!("Running offline on the test model (no API key found).");
+        println!("To go online, set a provider key such as ANTHROPIC_API_KEY; see docs/guides/agents.md.\n");
+        Arc::new(TestModel::new())
+    });
     let agent = Agent::builder()
         .name("quickstart")
         .system_prompt("You are a helpful assistant working in a small workspace.")
-        .model(Arc::new(TestModel::new()))
+        .model(model)
         .tool(ListFiles { root: workspace.path().to_owned() }.into_tool())
         .tool(ReadFile { root: workspace.path().to_owned() }.into_tool())
         .build()?;

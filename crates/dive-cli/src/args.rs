@@ -1,0 +1,144 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// dive — a terminal agent that reads, edits and runs code in your workspace.
+///
+/// Run `dive` for an interactive session, or `dive -p "prompt"` to print one answer.
+/// Without an API key it runs offline on a test model and says so.
+#[derive(Debug, Parser)]
+#[command(name = "dive", version, after_help = AFTER_HELP)]
+pub struct Args {
+    /// Print mode: answer this prompt and exit (`-` or no value with piped input: read stdin).
+    #[arg(short = 'p', long = "print", value_name = "PROMPT", num_args = 0..=1, default_missing_value = "-")]
+    pub print: Option<String>,
+
+    /// Output format of print mode.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output_format: OutputFormat,
+
+    /// Model as vendor/model (e.g. anthropic/claude-sonnet-5-5) or a bare model name.
+    #[arg(short = 'm', long, env = "DIVE_MODEL")]
+    pub model: Option<String>,
+
+    /// System prompt (replaces the default).
+    #[arg(long)]
+    pub system_prompt: Option<String>,
+
+    /// Maximum output tokens a model call.
+    #[arg(long, env = "DIVE_MAX_TOKENS")]
+    pub max_tokens: Option<u32>,
+
+    /// Sampling temperature.
+    #[arg(long, env = "DIVE_TEMPERATURE")]
+    pub temperature: Option<f64>,
+
+    /// Show the model's thinking as it streams.
+    #[arg(long, env = "DIVE_SHOW_THINKING")]
+    pub show_thinking: bool,
+
+    /// The directory the tools may read and change (default: the current directory).
+    #[arg(short = 'w', long)]
+    pub workspace: Option<PathBuf>,
+
+    /// Where sessions are stored (default: the user's data directory).
+    #[arg(long, env = "DIVE_SESSION_DIR")]
+    pub session_dir: Option<PathBuf>,
+
+    /// Resume a saved session (a picker lists recent sessions when no id is given).
+    #[arg(short = 'r', long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
+
+    /// Continue the most recent session.
+    #[arg(short = 'c', long = "continue")]
+    pub continue_last: bool,
+
+    /// How tool calls that no rule decides are handled.
+    #[arg(long, value_enum)]
+    pub permission_mode: Option<PermissionModeArg>,
+
+    /// Run every tool call without asking (deny rules still apply). Use in sandboxes only.
+    #[arg(long)]
+    pub dangerously_skip_permissions: bool,
+
+    /// Subcommands.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+const AFTER_HELP: &str = "\
+Examples:
+  dive                                  interactive session in the current directory
+  dive -p \"summarise README.md\"         one answer, printed
+  git diff | dive -p \"review this\"      the prompt from stdin
+  dive -m openai/gpt-5.5 -w ~/project   another model and workspace
+  dive --continue                       pick up the most recent session
+  dive sessions list                    saved sessions
+
+Keys come from the environment or a .env file: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …
+(and ANTHROPIC_BASE_URL, OPENAI_BASE_URL, … for other endpoints). `dive models` lists the providers
+this build includes.";
+
+/// Print-mode output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// The answer's text.
+    Text,
+    /// One JSON object: the whole response.
+    Json,
+    /// One JSON object a line for every item as it happens, then a result line.
+    StreamJson,
+}
+
+/// Permission modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PermissionModeArg {
+    /// Ask for anything that is not read-only or allowed by a rule.
+    Default,
+    /// Read-only tools only.
+    Plan,
+    /// File edits are allowed; other changes ask.
+    AcceptEdits,
+    /// Everything is allowed except deny rules.
+    BypassPermissions,
+    /// Never ask: what would ask is denied.
+    DontAsk,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the providers and models this build includes.
+    Models,
+    /// Manage saved sessions.
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
+}
+
+/// `dive sessions …`
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// Recent sessions, newest first.
+    List {
+        /// How many to show.
+        #[arg(short = 'n', long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// A session's conversation.
+    Show {
+        /// The session id.
+        id: String,
+    },
+    /// A session as a JSON document (importable into any store).
+    Export {
+        /// The session id.
+        id: String,
+    },
+    /// Deletes a session.
+    Delete {
+        /// The session id.
+        id: String,
+    },
+}

@@ -1,0 +1,133 @@
+//! A mock Anthropic Messages API for end-to-end tests of the `dive` binary: it answers each
+//! request with the next scripted SSE stream.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+/// One scripted model reply.
+#[derive(Clone)]
+pub enum Reply {
+    Text(&'static str),
+    Tool { id: &'static str, name: &'static str, input: Value },
+}
+
+fn event(name: &str, data: &Value) -> String {
+    format!("event: {name}\ndata: {data}\n\n")
+}
+
+/// The SSE body of a reply, as the Messages API streams it.
+pub fn sse(reply: &Reply) -> String {
+    let mut body = event(
+        "message_start",
+        &json!({"type": "message_start", "message": {"id": "msg_mock", "type": "message", "role": "assistant",
+            "model": "claude-sonnet-5-5", "content": [], "stop_reason": null, "stop_sequence": null,
+            "usage": {"input_tokens": 12, "output_tokens": 1}}}),
+    );
+    let stop = match reply {
+        Reply::Text(text) => {
+            body += &event(
+                "content_block_start",
+                &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            );
+            body += &event(
+                "content_block_delta",
+                &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+            );
+            "end_turn"
+        }
+        Reply::Tool { id, name, input } => {
+            body += &event(
+                "content_block_start",
+                &json!({"type": "content_block_start", "index": 0,
+                "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
+            );
+            body += &event(
+                "content_block_delta",
+                &json!({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
+            );
+            "tool_use"
+        }
+    };
+    body += &event("content_block_stop", &json!({"type": "content_block_stop", "index": 0}));
+    body += &event(
+        "message_delta",
+        &json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 7}}),
+    );
+    body += &event("message_stop", &json!({"type": "message_stop"}));
+    body
+}
+
+struct Script {
+    replies: Vec<Reply>,
+    next: AtomicUsize,
+    bodies: Mutex<Vec<Value>>,
+}
+
+struct Responder(std::sync::Arc<Script>);
+
+impl Respond for Responder {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        if let Ok(body) = serde_json::from_slice::<Value>(&request.body) {
+            self.0.bodies.lock().unwrap().push(body);
+        }
+        let i = self.0.next.fetch_add(1, Ordering::SeqCst);
+        let reply = self.0.replies.get(i).cloned().unwrap_or(Reply::Text("(script exhausted)"));
+        ResponseTemplate::new(200)
+            .insert_header("content-type", "text/event-stream")
+            .set_body_string(sse(&reply))
+    }
+}
+
+/// A running mock and what it received.
+pub struct MockApi {
+    pub server: MockServer,
+    script: std::sync::Arc<Script>,
+}
+
+impl MockApi {
+    /// Starts a mock that plays `replies` in order.
+    pub async fn start(replies: Vec<Reply>) -> Self {
+        let server = MockServer::start().await;
+        let script =
+            std::sync::Arc::new(Script { replies, next: AtomicUsize::new(0), bodies: Mutex::default() });
+        Mock::given(method("POST"))
+            .and(path("/v1/messages"))
+            .respond_with(Responder(script.clone()))
+            .mount(&server)
+            .await;
+        Self { server, script }
+    }
+
+    /// The request bodies received so far.
+    pub fn bodies(&self) -> Vec<Value> {
+        self.script.bodies.lock().unwrap().clone()
+    }
+
+    /// A `dive` command pointed at this mock, with sessions in `session_dir` and the workspace
+    /// `workspace`.
+    pub fn dive(&self, session_dir: &std::path::Path, workspace: &std::path::Path) -> std::process::Command {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_dive"));
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", session_dir)
+            .env("ANTHROPIC_API_KEY", "sk-ant-test-key")
+            .env("ANTHROPIC_BASE_URL", self.server.uri())
+            .arg("--session-dir")
+            .arg(session_dir)
+            .arg("--workspace")
+            .arg(workspace)
+            .current_dir(workspace);
+        cmd
+    }
+}
+
+/// All user-visible text of a request body's messages.
+pub fn request_text(body: &Value) -> String {
+    body["messages"].to_string()
+}
