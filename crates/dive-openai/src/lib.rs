@@ -35,6 +35,7 @@
 
 mod catalog;
 pub mod chat;
+mod client;
 mod events;
 mod profile;
 pub mod responses;
@@ -44,6 +45,7 @@ mod wire;
 
 pub use catalog::{DEFAULT_CHAT_MODEL, DEFAULT_MODEL, MODELS, is_reasoning_model, model_info};
 pub use chat::ChatCompletions;
+pub use client::{Api, Client};
 pub use events::{Events, Mapper};
 pub use profile::{BodyHook, CatalogFn, Dialect, Profile};
 pub use responses::OpenAi;

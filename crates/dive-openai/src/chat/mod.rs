@@ -6,7 +6,7 @@ mod decode;
 mod encode;
 mod stream;
 
-pub use client::{ChatCompletions, ChatCompletionsBuilder};
+pub use client::{Chat, ChatCompletions, ChatCompletionsBuilder};
 pub use decode::{decode_response, decode_usage};
 pub use encode::{ChatOptions, encode_request};
 pub(crate) use encode::{finish_body, json_schema_spec};
