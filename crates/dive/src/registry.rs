@@ -104,6 +104,33 @@ fn anthropic_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     (None, no_catalog)
 }
 
+#[cfg(feature = "openai")]
+fn openai_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(dive_openai::OpenAi::builder().model(model).build()?))
+    }
+    (Some(build), || dive_openai::MODELS.clone())
+}
+
+#[cfg(not(feature = "openai"))]
+fn openai_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    (None, no_catalog)
+}
+
+/// OpenAI through Chat Completions instead of the Responses API (`openai-completions/gpt-…`).
+#[cfg(feature = "openai")]
+fn openai_completions_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(dive_openai::ChatCompletions::builder().model(model).build()?))
+    }
+    (Some(build), no_catalog)
+}
+
+#[cfg(not(feature = "openai"))]
+fn openai_completions_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    (None, no_catalog)
+}
+
 /// A vendor not implemented in this version of the workspace yet.
 fn planned() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     (None, no_catalog)
@@ -149,9 +176,22 @@ fn entries() -> Vec<Entry> {
             Some("OPENAI_API_KEY"),
             "OPENAI_BASE_URL",
             &["gpt-", "o3", "o4", "codex"],
-            "gpt-5.5",
-            planned(),
+            "gpt-6-luna",
+            openai_entry(),
         ),
+        // Explicit only (no name patterns); compiled in by the `openai` feature.
+        {
+            let mut e = entry(
+                "openai-completions",
+                Some("OPENAI_API_KEY"),
+                "OPENAI_BASE_URL",
+                &[],
+                "gpt-5.5",
+                openai_completions_entry(),
+            );
+            e.vendor.feature = "openai";
+            e
+        },
         entry("google", Some("GEMINI_API_KEY"), "GEMINI_BASE_URL", &["gemini-"], "gemini-3.5-pro", planned()),
         entry("grok", Some("XAI_API_KEY"), "XAI_BASE_URL", &["grok-"], "grok-5", planned()),
         entry(
@@ -276,6 +316,9 @@ mod tests {
         assert_eq!(vendor_of("openai/claude-like-name"), "openai:claude-like-name");
         assert_eq!(vendor_of("claude-opus-4-8"), "anthropic:claude-opus-4-8");
         assert_eq!(vendor_of("gpt-5.5-mini"), "openai:gpt-5.5-mini");
+        assert_eq!(vendor_of("o4-mini"), "openai:o4-mini");
+        assert_eq!(vendor_of("openai-completions/gpt-4.1"), "openai-completions:gpt-4.1");
+        assert_eq!(vendor_of("openai/"), "openai:gpt-6-luna");
         assert_eq!(vendor_of("gemini-3.5-flash"), "google:gemini-3.5-flash");
         assert_eq!(vendor_of("Mistral-large"), "mistral:Mistral-large");
         assert_eq!(vendor_of("qwen3:32b"), "ollama:qwen3:32b");
@@ -286,11 +329,18 @@ mod tests {
 
     #[test]
     fn missing_features_are_named() {
-        let err = resolve_model("openai/gpt-5.5").unwrap_err();
-        if !vendors().iter().any(|v| v.name == "openai" && v.compiled_in) {
-            assert!(err.to_string().contains("enable the `openai` feature"), "{err}");
+        match resolve_model("openai/gpt-5.5") {
+            Ok((vendor, _)) => assert!(vendor.compiled_in && cfg!(feature = "openai")),
+            Err(err) => assert!(err.to_string().contains("enable the `openai` feature"), "{err}"),
         }
         let compiled = vendors().iter().filter(|v| v.compiled_in).count();
-        assert_eq!(cfg!(feature = "anthropic"), compiled >= 1);
+        assert_eq!(cfg!(feature = "anthropic") || cfg!(feature = "openai"), compiled >= 1);
+        if cfg!(feature = "openai") {
+            let (vendor, model) = resolve_model("openai-completions/gpt-5.5").unwrap();
+            assert_eq!(
+                (vendor.name, vendor.feature, model.as_str()),
+                ("openai-completions", "openai", "gpt-5.5")
+            );
+        }
     }
 }

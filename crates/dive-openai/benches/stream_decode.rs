@@ -1,0 +1,154 @@
+//! Stream decoding cost: a long Responses API stream (reasoning summary, text, a tool call
+//! with streamed arguments) and a long Chat Completions stream, fed in 37-byte chunks through
+//! `eventsource-stream` and the OpenAI mappers (with their accumulator), reported as bytes/s
+//! and events/s.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::hint::black_box;
+
+use bytes::Bytes;
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use dive_openai::Dialect;
+use dive_openai::chat::{ChatEvents, ChatMapper};
+use dive_openai::responses::{ResponsesEvents, ResponsesMapper};
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+const REASONING_DELTAS: usize = 3000;
+const TEXT_DELTAS: usize = 3000;
+const JSON_DELTAS: usize = 1000;
+
+fn responses_stream() -> (Vec<u8>, u64) {
+    let mut s = String::new();
+    let mut n = 0u64;
+    let mut push = |data: Value| {
+        s.push_str(&format!("event: {}\ndata: {data}\n\n", data["type"].as_str().unwrap()));
+        n += 1;
+    };
+    let base = json!({"id": "resp_bench", "object": "response", "model": "gpt-5.5", "status": "in_progress", "output": []});
+    push(json!({"type": "response.created", "response": base}));
+    push(
+        json!({"type": "response.output_item.added", "output_index": 0, "item": {"id": "rs_1", "type": "reasoning", "summary": []}}),
+    );
+    push(
+        json!({"type": "response.reasoning_summary_part.added", "item_id": "rs_1", "output_index": 0, "summary_index": 0, "part": {"type": "summary_text", "text": ""}}),
+    );
+    for i in 0..REASONING_DELTAS {
+        push(
+            json!({"type": "response.reasoning_summary_text.delta", "item_id": "rs_1", "output_index": 0, "summary_index": 0, "delta": format!(" step {i}: consider")}),
+        );
+    }
+    push(
+        json!({"type": "response.output_item.done", "output_index": 0, "item": {"id": "rs_1", "type": "reasoning", "summary": [], "encrypted_content": "gAAAAB".repeat(200)}}),
+    );
+    push(
+        json!({"type": "response.output_item.added", "output_index": 1, "item": {"id": "msg_1", "type": "message", "role": "assistant", "status": "in_progress", "content": []}}),
+    );
+    push(
+        json!({"type": "response.content_part.added", "item_id": "msg_1", "output_index": 1, "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}),
+    );
+    for i in 0..TEXT_DELTAS {
+        push(
+            json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 1, "content_index": 0, "delta": format!(" word{i} and"), "logprobs": []}),
+        );
+    }
+    push(
+        json!({"type": "response.content_part.done", "item_id": "msg_1", "output_index": 1, "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}),
+    );
+    push(
+        json!({"type": "response.output_item.done", "output_index": 1, "item": {"id": "msg_1", "type": "message", "role": "assistant", "status": "completed", "content": []}}),
+    );
+    push(
+        json!({"type": "response.output_item.added", "output_index": 2, "item": {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "write_file", "arguments": ""}}),
+    );
+    push(
+        json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 2, "delta": "{\"content\": \""}),
+    );
+    for i in 0..JSON_DELTAS {
+        push(
+            json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 2, "delta": format!("line {i}\\n")}),
+        );
+    }
+    push(
+        json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 2, "delta": "\"}"}),
+    );
+    push(
+        json!({"type": "response.output_item.done", "output_index": 2, "item": {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "write_file", "arguments": "{}"}}),
+    );
+    let mut done = base.clone();
+    done["status"] = json!("completed");
+    done["usage"] = json!({"input_tokens": 5000, "output_tokens": 7000, "output_tokens_details": {"reasoning_tokens": 3000}});
+    push(json!({"type": "response.completed", "response": done}));
+    (s.into_bytes(), n)
+}
+
+fn chat_stream() -> (Vec<u8>, u64) {
+    let mut s = String::new();
+    let mut n = 0u64;
+    let mut push = |delta: Value, finish: Value| {
+        let chunk = json!({"id": "chatcmpl-bench", "object": "chat.completion.chunk", "model": "gpt-5.5",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        s.push_str(&format!("data: {chunk}\n\n"));
+        n += 1;
+    };
+    push(json!({"role": "assistant", "content": ""}), Value::Null);
+    for i in 0..TEXT_DELTAS {
+        push(json!({"content": format!(" word{i} and")}), Value::Null);
+    }
+    push(
+        json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "write_file", "arguments": ""}}]}),
+        Value::Null,
+    );
+    for i in 0..JSON_DELTAS {
+        push(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": format!("line {i} ")}}]}),
+            Value::Null,
+        );
+    }
+    push(json!({}), json!("tool_calls"));
+    s.push_str("data: [DONE]\n\n");
+    (s.into_bytes(), n + 1)
+}
+
+fn chunks(bytes: &[u8]) -> Vec<Result<Bytes, std::io::Error>> {
+    bytes.chunks(37).map(|c| Ok(Bytes::copy_from_slice(c))).collect()
+}
+
+async fn run_responses(bytes: &[u8]) -> usize {
+    let sse = Box::pin(dive_provider::decode_sse("openai", futures::stream::iter(chunks(bytes))));
+    let pricing = dive_openai::model_info("gpt-5.5").and_then(|m| m.pricing.clone());
+    let events = ResponsesEvents::new(sse, ResponsesMapper::new("openai"), pricing);
+    events.fold(0, |n, e| async move { n + usize::from(e.is_ok()) }).await
+}
+
+async fn run_chat(bytes: &[u8]) -> usize {
+    let sse = Box::pin(dive_provider::decode_sse("openai", futures::stream::iter(chunks(bytes))));
+    let pricing = dive_openai::model_info("gpt-5.5").and_then(|m| m.pricing.clone());
+    let events = ChatEvents::new(sse, ChatMapper::new("openai", Dialect::openai()), pricing);
+    events.fold(0, |n, e| async move { n + usize::from(e.is_ok()) }).await
+}
+
+fn bench(c: &mut Criterion) {
+    let (responses, responses_events) = responses_stream();
+    let (chat, chat_events) = chat_stream();
+    assert!(futures::executor::block_on(run_responses(&responses)) > 7000);
+    assert!(futures::executor::block_on(run_chat(&chat)) > 4000);
+
+    let mut group = c.benchmark_group("openai_stream_decode");
+    group.throughput(Throughput::Bytes(responses.len() as u64));
+    group.bench_function(format!("responses_{responses_events}_events_bytes"), |b| {
+        b.iter(|| futures::executor::block_on(run_responses(black_box(&responses))));
+    });
+    group.throughput(Throughput::Elements(responses_events));
+    group.bench_function(format!("responses_{responses_events}_events"), |b| {
+        b.iter(|| futures::executor::block_on(run_responses(black_box(&responses))));
+    });
+    group.throughput(Throughput::Elements(chat_events));
+    group.bench_function(format!("chat_{chat_events}_events"), |b| {
+        b.iter(|| futures::executor::block_on(run_chat(black_box(&chat))));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
