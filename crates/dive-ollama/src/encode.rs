@@ -237,7 +237,11 @@ impl Parts {
         }
         let mut m = Map::new();
         m.insert("role".into(), json!(role));
-        m.insert("content".into(), json!(self.text.join("\n")));
+        // Empty fields are left out, as the `ollama` SDK does (the server reads them as empty).
+        let text = self.text.join("\n");
+        if !text.is_empty() {
+            m.insert("content".into(), json!(text));
+        }
         if !self.thinking.is_empty() {
             m.insert("thinking".into(), json!(self.thinking.join("\n")));
         }
@@ -262,7 +266,9 @@ fn tool_message(result: &ToolResultContent, tool_names: &HashMap<&str, &str>) ->
     }
     let mut m = Map::new();
     m.insert("role".into(), json!("tool"));
-    m.insert("content".into(), json!(text));
+    if !text.is_empty() {
+        m.insert("content".into(), json!(text));
+    }
     if !parts.images.is_empty() {
         m.insert("images".into(), json!(parts.images));
     }
