@@ -18,7 +18,7 @@ use crate::catalog::{DEFAULT_MODEL, model_info};
 use crate::decode::{decode_response, price};
 use crate::encode::{EncodeOptions, encode_request};
 use crate::ndjson::decode_ndjson;
-use crate::stream::OllamaEvents;
+use crate::stream::{OllamaEvents, line_error};
 
 /// The server used when neither the builder nor `OLLAMA_HOST` names one.
 pub const DEFAULT_HOST: &str = "http://localhost:11434";
@@ -273,9 +273,8 @@ impl Ollama {
         let json: Value = serde_json::from_str(&text).map_err(|e| {
             ProviderError::new(PROVIDER, LlmErrorKind::Decode, format!("response is not JSON: {e}"))
         })?;
-        if let Some(error) = json.get("error").and_then(Value::as_str) {
-            let kind = dive_provider::classify(None, None, error);
-            return Err(ProviderError::new(PROVIDER, kind, error.to_owned()));
+        if let Some(error) = json.get("error").filter(|e| !e.is_null()) {
+            return Err(line_error(error));
         }
         let mut response = decode_response(&json);
         price(&mut response.usage, self.pricing(&request).as_ref());

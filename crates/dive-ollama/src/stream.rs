@@ -51,11 +51,21 @@ impl<S> std::fmt::Debug for OllamaEvents<S> {
     }
 }
 
-/// The error an `{"error": …}` line stands for.
-fn line_error(error: &Value) -> ProviderError {
+/// The error an `{"error": …}` line stands for. Ollama sends a bare message; one that
+/// [`classify`] cannot place is a failure of the server while generating (`Server`, which
+/// is retried when it arrives before any output), and "overloaded"/"busy" is `Overloaded`.
+pub(crate) fn line_error(error: &Value) -> ProviderError {
     match error {
         Value::String(message) => {
-            ProviderError::new(PROVIDER, classify(None, None, message), message.clone())
+            let lower = message.to_ascii_lowercase();
+            let kind = match classify(None, None, message) {
+                LlmErrorKind::Other if lower.contains("overloaded") || lower.contains("busy") => {
+                    LlmErrorKind::Overloaded
+                }
+                LlmErrorKind::Other => LlmErrorKind::Server,
+                kind => kind,
+            };
+            ProviderError::new(PROVIDER, kind, message.clone())
         }
         other => ProviderError::from_stream_error(PROVIDER, other),
     }

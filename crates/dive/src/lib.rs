@@ -7,6 +7,7 @@
 //! | Feature | Module | What it adds |
 //! |---|---|---|
 //! | `anthropic` | `dive::anthropic` | the Anthropic Messages API provider (enables `provider`) |
+//! | `ollama` | `dive::ollama` | Ollama, local models via the native `/api/chat` (enables `provider`) |
 //! | `provider` | `dive::provider` | shared HTTP plumbing: client, retry policy, SSE, `ProviderError` |
 //! | `session`, `sqlite` | `dive::session` | session stores: memory, JSONL files, SQLite |
 //! | `toolkit` | `dive::toolkit` | built-in tools confined to a workspace |
@@ -50,3 +51,8 @@ pub use dive_provider as provider;
 #[cfg(feature = "anthropic")]
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
 pub use dive_anthropic as anthropic;
+
+/// The Ollama provider (crate `dive-ollama`).
+#[cfg(feature = "ollama")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ollama")))]
+pub use dive_ollama as ollama;

@@ -104,6 +104,19 @@ fn anthropic_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     (None, no_catalog)
 }
 
+#[cfg(feature = "ollama")]
+fn ollama_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(dive_ollama::Ollama::builder().model(model).build()?))
+    }
+    (Some(build), || dive_ollama::MODELS.clone())
+}
+
+#[cfg(not(feature = "ollama"))]
+fn ollama_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    (None, no_catalog)
+}
+
 /// A vendor not implemented in this version of the workspace yet.
 fn planned() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     (None, no_catalog)
@@ -178,8 +191,8 @@ fn entries() -> Vec<Entry> {
                 "phi",
                 "deepseek",
             ],
-            "llama4",
-            planned(),
+            "gpt-oss:20b",
+            ollama_entry(),
         ),
         entry(
             "openrouter",
