@@ -302,6 +302,20 @@ pub struct ServerToolUse {
     pub fields: Map<String, Value>,
 }
 
+impl ServerToolUse {
+    /// A provider-run call. `kind` is `server_tool_use` or `mcp_tool_use`; `fields` holds
+    /// every other field, kept verbatim for replay.
+    pub fn new(
+        kind: impl Into<String>,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        input: Value,
+        fields: Map<String, Value>,
+    ) -> Self {
+        Self { kind: kind.into(), id: id.into(), name: name.into(), input, fields }
+    }
+}
+
 /// The provider's result of a [`ServerToolUse`] (e.g. `web_search_tool_result`), kept verbatim
 /// so it can be replayed in history.
 #[derive(Debug, Clone, PartialEq)]
@@ -323,6 +337,13 @@ pub struct RefusalContent {
     pub refusal: String,
 }
 
+impl RefusalContent {
+    /// A refusal with this text.
+    pub fn new(refusal: impl Into<String>) -> Self {
+        Self { refusal: refusal.into() }
+    }
+}
+
 /// A reasoning summary (OpenAI `summary_text`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -340,6 +361,13 @@ pub struct ProviderContent {
     pub kind: String,
     /// Every other field, verbatim.
     pub fields: Map<String, Value>,
+}
+
+impl ProviderContent {
+    /// A provider-native item of type `kind` with its other fields.
+    pub fn new(kind: impl Into<String>, fields: Map<String, Value>) -> Self {
+        Self { kind: kind.into(), fields }
+    }
 }
 
 /// A block of a type this version does not know, kept verbatim (including its `type`).

@@ -1,0 +1,75 @@
+//! Small pieces both wire formats share: data URLs, tool argument strings, tool-result text,
+//! reading usage counters and provider metadata.
+
+use dive_core::{Content, MediaSource, ToolResultContent, ToolUse};
+use serde_json::{Map, Value, json};
+
+/// The metadata key OpenAI replay data lives under (`{"openai": {"phase": …}}`).
+pub(crate) const META: &str = "openai";
+
+/// `data:<type>;base64,<data>` for inline media, the URL for URL sources.
+pub(crate) fn media_url(source: &MediaSource) -> Option<String> {
+    match source {
+        MediaSource::Base64 { media_type, data } => Some(format!("data:{media_type};base64,{data}")),
+        MediaSource::Url { url } => Some(url.clone()),
+        _ => None,
+    }
+}
+
+/// The `arguments` string of a tool call: the input as JSON, or the raw text when the model's
+/// arguments never parsed (kept as a string so they are replayed exactly).
+pub(crate) fn arguments(call: &ToolUse) -> String {
+    match &call.input {
+        Value::String(raw) => raw.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Parses model arguments; text that is not JSON is kept as a string.
+pub(crate) fn parse_arguments(raw: &str) -> Value {
+    if raw.trim().is_empty() {
+        return json!({});
+    }
+    serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned()))
+}
+
+/// The text a tool result shows the model; errors are marked so the model knows.
+pub(crate) fn result_text(result: &ToolResultContent) -> String {
+    let text = result.text_content();
+    if result.is_error && !text.to_ascii_lowercase().starts_with("error") {
+        format!("Error: {text}")
+    } else {
+        text
+    }
+}
+
+/// True when a tool result carries images or documents the text form would lose.
+pub(crate) fn has_media(result: &ToolResultContent) -> bool {
+    result.content.iter().any(|c| matches!(c, Content::Image(_) | Content::Document(_)))
+}
+
+pub(crate) fn count(v: &Value, key: &str) -> u64 {
+    v.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+pub(crate) fn text(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// This provider's replay metadata of a block, if any.
+pub(crate) fn meta<'a>(metadata: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    metadata.get(META).and_then(|m| m.get(key)).filter(|v| !v.is_null())
+}
+
+/// `{"openai": {key: value, …}}` from pairs, skipping nulls.
+pub(crate) fn metadata(pairs: &[(&str, Option<Value>)]) -> Map<String, Value> {
+    let inner: Map<String, Value> = pairs
+        .iter()
+        .filter_map(|(k, v)| v.clone().filter(|v| !v.is_null()).map(|v| ((*k).to_owned(), v)))
+        .collect();
+    let mut out = Map::new();
+    if !inner.is_empty() {
+        out.insert(META.into(), Value::Object(inner));
+    }
+    out
+}

@@ -1,0 +1,80 @@
+//! Chat Completions streams decoded from fixtures: text, parallel tool calls, usage with
+//! cached and reasoning tokens, refusals; `[DONE]` without a finish reason is a normal end,
+//! a bare EOF is an interruption.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use bytes::Bytes;
+use dive_core::{Content, LlmErrorKind, ModelResponse, ResponseAccumulator, StopKind};
+use dive_openai::Dialect;
+use dive_openai::chat::{ChatEvents, ChatMapper};
+use dive_provider::ProviderError;
+use futures::StreamExt;
+use serde_json::json;
+
+async fn run(sse: &str) -> Result<ModelResponse, ProviderError> {
+    let chunks = vec![Ok::<_, std::io::Error>(Bytes::from(sse.to_owned()))];
+    let events = dive_provider::decode_sse("openai", futures::stream::iter(chunks));
+    let pricing = dive_openai::model_info("gpt-5.5").and_then(|m| m.pricing.clone());
+    let mut stream = ChatEvents::new(Box::pin(events), ChatMapper::new("openai", Dialect::openai()), pricing);
+    let mut acc = ResponseAccumulator::new();
+    while let Some(event) = stream.next().await {
+        acc.add(&event?).unwrap();
+    }
+    assert!(acc.is_complete());
+    Ok(acc.into_response())
+}
+
+#[tokio::test]
+async fn text_and_parallel_tool_calls() {
+    let r = run(include_str!("fixtures/chat_text_parallel_tools.sse")).await.unwrap();
+    assert_eq!(r.id, "chatcmpl-7");
+    assert_eq!(r.text_content(), "Let me check the weather — in both cities.");
+    let calls: Vec<_> = r.tool_uses().map(|c| (c.id.as_str(), c.input.clone())).collect();
+    assert_eq!(
+        calls,
+        vec![("call_Paris01", json!({"city": "Paris"})), ("call_Oslo02", json!({"city": "Oslo"}))]
+    );
+    assert_eq!(r.stop_kind(), StopKind::ToolUse);
+    assert_eq!(
+        (
+            r.usage.input_tokens,
+            r.usage.cache_read_input_tokens,
+            r.usage.output_tokens,
+            r.usage.reasoning_tokens
+        ),
+        (176, 1024, 96, 64)
+    );
+    assert_eq!(r.usage.service_tier.as_deref(), Some("default"));
+    let cost = r.usage.cost.unwrap();
+    let expected = (176.0 * 1.25 + 1024.0 * 0.125 + 96.0 * 10.0) / 1e6;
+    assert!((cost.total - expected).abs() < 1e-12, "{cost:?}");
+}
+
+#[tokio::test]
+async fn refusal_is_a_refusal_block() {
+    let r = run(include_str!("fixtures/chat_refusal.sse")).await.unwrap();
+    assert!(matches!(&r.content[..], [Content::Refusal(x)] if x.refusal == "I can't help with that."));
+}
+
+#[tokio::test]
+async fn done_without_finish_reason_is_a_normal_end() {
+    let sse = "data: {\"id\":\"c\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"}}]}\n\ndata: [DONE]\n\n";
+    let r = run(sse).await.unwrap();
+    assert_eq!((r.text_content().as_str(), r.stop_kind()), ("ok", StopKind::Finished));
+}
+
+#[tokio::test]
+async fn bare_eof_is_an_interruption_with_the_finished_part() {
+    let sse = "data: {\"id\":\"c\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"partial\"},\"finish_reason\":\"stop\"}]}\n\n";
+    let err = run(sse).await.unwrap_err();
+    assert_eq!(err.kind, LlmErrorKind::StreamInterrupted);
+    assert!(err.partial.is_some());
+}
+
+#[tokio::test]
+async fn error_chunk_is_typed() {
+    let sse =
+        "data: {\"error\":{\"type\":\"server_error\",\"code\":\"server_error\",\"message\":\"boom\"}}\n\n";
+    let err = run(sse).await.unwrap_err();
+    assert_eq!(err.kind, LlmErrorKind::Server);
+}
