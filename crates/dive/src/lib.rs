@@ -8,6 +8,8 @@
 //! |---|---|---|
 //! | `anthropic` | `dive::anthropic` | the Anthropic Messages API provider (enables `provider`) |
 //! | `ollama` | `dive::ollama` | Ollama, local models via the native `/api/chat` (enables `provider`) |
+//! | `mistral` | `dive::mistral` | Mistral's Chat Completions (enables `provider`) |
+//! | `openrouter` | `dive::openrouter` | OpenRouter, any `org/model` id (enables `provider`) |
 //! | `provider` | `dive::provider` | shared HTTP plumbing: client, retry policy, SSE, `ProviderError` |
 //! | `session`, `sqlite` | `dive::session` | session stores: memory, JSONL files, SQLite |
 //! | `toolkit` | `dive::toolkit` | built-in tools confined to a workspace |
@@ -56,3 +58,13 @@ pub use dive_anthropic as anthropic;
 #[cfg(feature = "ollama")]
 #[cfg_attr(docsrs, doc(cfg(feature = "ollama")))]
 pub use dive_ollama as ollama;
+
+/// The Mistral provider (crate `dive-mistral`).
+#[cfg(feature = "mistral")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mistral")))]
+pub use dive_mistral as mistral;
+
+/// The OpenRouter provider (crate `dive-openrouter`).
+#[cfg(feature = "openrouter")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openrouter")))]
+pub use dive_openrouter as openrouter;

@@ -117,6 +117,32 @@ fn ollama_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     (None, no_catalog)
 }
 
+#[cfg(feature = "mistral")]
+fn mistral_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(dive_mistral::builder().model(model).build()?))
+    }
+    (Some(build), || dive_mistral::MODELS.clone())
+}
+
+#[cfg(not(feature = "mistral"))]
+fn mistral_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    (None, no_catalog)
+}
+
+#[cfg(feature = "openrouter")]
+fn openrouter_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(dive_openrouter::builder().model(model).build()?))
+    }
+    (Some(build), || dive_openrouter::MODELS.clone())
+}
+
+#[cfg(not(feature = "openrouter"))]
+fn openrouter_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    (None, no_catalog)
+}
+
 /// A vendor not implemented in this version of the workspace yet.
 fn planned() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     (None, no_catalog)
@@ -172,8 +198,8 @@ fn entries() -> Vec<Entry> {
             Some("MISTRAL_API_KEY"),
             "MISTRAL_BASE_URL",
             &["mistral-", "ministral-", "codestral-", "devstral-", "magistral-"],
-            "mistral-medium-3.5",
-            planned(),
+            "mistral-medium-latest",
+            mistral_entry(),
         ),
         entry(
             "ollama",
@@ -199,8 +225,8 @@ fn entries() -> Vec<Entry> {
             Some("OPENROUTER_API_KEY"),
             "OPENROUTER_BASE_URL",
             &[],
-            "openrouter/auto",
-            planned(),
+            "anthropic/claude-sonnet-5",
+            openrouter_entry(),
         ),
     ]
 }
