@@ -37,7 +37,7 @@ mod catalog;
 pub mod chat;
 mod events;
 mod profile;
-// RESP pub mod responses;
+pub mod responses;
 mod schema;
 mod transport;
 mod wire;
@@ -46,7 +46,7 @@ pub use catalog::{DEFAULT_CHAT_MODEL, DEFAULT_MODEL, MODELS, is_reasoning_model,
 pub use chat::ChatCompletions;
 pub use events::{Events, Mapper};
 pub use profile::{BodyHook, CatalogFn, Dialect, Profile};
-// RESP pub use responses::OpenAi;
+pub use responses::OpenAi;
 pub use schema::strict_schema;
 pub use transport::Builder;
 

@@ -20,7 +20,9 @@ use crate::catalog;
 /// # drop(hook);
 /// ```
 #[derive(Clone)]
-pub struct BodyHook(Arc<dyn Fn(&ModelRequest, &mut Map<String, Value>) + Send + Sync>);
+pub struct BodyHook(Arc<BodyEdit>);
+
+type BodyEdit = dyn Fn(&ModelRequest, &mut Map<String, Value>) + Send + Sync;
 
 impl BodyHook {
     /// Wraps a closure.
@@ -78,6 +80,10 @@ pub struct Dialect {
     pub unsupported: &'static [&'static str],
     /// Read `usage.cost` (US dollars) as a provider-reported cost (OpenRouter, DeepInfra).
     pub reported_cost: Option<&'static str>,
+    /// Chat Completions: send provider-native tools (`ToolDefinition::native`) verbatim in
+    /// `tools`. When false (OpenAI), a `web_search` native tool becomes `web_search_options`
+    /// and other native tools are left out.
+    pub native_tools: bool,
     /// Responses API: the `store` flag (false: reasoning is replayed encrypted).
     pub store: bool,
     /// Responses API: ask for `reasoning.encrypted_content` so reasoning can be replayed.
@@ -100,6 +106,7 @@ impl Dialect {
             stop_reasons: &[],
             unsupported: &[],
             reported_cost: None,
+            native_tools: false,
             store: false,
             encrypted_reasoning: true,
             body_hook: None,
@@ -177,6 +184,13 @@ impl Dialect {
     #[must_use]
     pub fn with_reported_cost(mut self, source: Option<&'static str>) -> Self {
         self.reported_cost = source;
+        self
+    }
+
+    /// Sends (or not) native tools verbatim on Chat Completions.
+    #[must_use]
+    pub fn with_native_tools(mut self, on: bool) -> Self {
+        self.native_tools = on;
         self
     }
 

@@ -92,8 +92,15 @@ pub fn encode_request(request: &ModelRequest, opts: &ChatOptions<'_>) -> Value {
     if !stops.is_empty() {
         body.insert("stop".into(), json!(stops));
     }
-    if !request.tools.is_empty() {
-        body.insert("tools".into(), Value::Array(request.tools.iter().map(encode_tool).collect()));
+    let tools: Vec<Value> =
+        request.tools.iter().filter(|t| !t.is_native() || dialect.native_tools).map(encode_tool).collect();
+    if let Some(search) = request.tools.iter().find(|t| {
+        !dialect.native_tools && t.native_type.as_deref().is_some_and(|k| k.starts_with("web_search"))
+    }) {
+        body.insert("web_search_options".into(), Value::Object(search.native_params.clone()));
+    }
+    if !tools.is_empty() {
+        body.insert("tools".into(), Value::Array(tools));
         if let Some(choice) = &request.tool_choice {
             body.insert("tool_choice".into(), encode_tool_choice(choice));
         }

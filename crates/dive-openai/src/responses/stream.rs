@@ -1,0 +1,273 @@
+//! Responses API stream events → [`StreamEvent`]s.
+//!
+//! Each reasoning item, message content part and function call is one block; provider-run
+//! tool items arrive whole at `response.output_item.done`. Reasoning summary parts are joined
+//! with a blank line, the encrypted content becomes the block's signature when the item is
+//! done. `response.completed`, `response.incomplete` and `response.failed` end the response;
+//! a stream that ends without one of them is `StreamInterrupted`. Unknown events are skipped.
+
+use std::collections::VecDeque;
+
+use dive_core::{
+    Content, ContentDelta, LlmErrorKind, MessageDelta, ModelResponse, RefusalContent, StreamEvent,
+    ThinkingContent,
+};
+use dive_provider::{ProviderError, SseEvent};
+use serde_json::{Map, Value};
+
+use crate::events::{Events, Mapper};
+use crate::responses::decode::{
+    SUMMARY_SEPARATOR, citation, decode_item, decode_response, function_call_block, message_metadata,
+    reasoning_metadata, text_block,
+};
+use crate::wire::text;
+
+/// A block's key: the output item index, and the content part index inside a message.
+type Key = (u64, Option<u64>);
+
+/// The Responses API [`Mapper`].
+#[derive(Debug)]
+pub struct ResponsesMapper {
+    provider: &'static str,
+    started: bool,
+    next_index: usize,
+    open: Vec<(Key, usize)>,
+    messages: Vec<(u64, Map<String, Value>)>,
+    arguments_seen: Vec<u64>,
+    done: bool,
+}
+
+/// Responses API stream events over a stream of SSE events.
+pub type ResponsesEvents<S> = Events<S, ResponsesMapper>;
+
+fn num(v: &Value, key: &str) -> Option<u64> {
+    v.get(key).and_then(Value::as_u64)
+}
+
+impl ResponsesMapper {
+    /// A mapper reporting errors under this provider name.
+    #[must_use]
+    pub fn new(provider: &'static str) -> Self {
+        Self {
+            provider,
+            started: false,
+            next_index: 0,
+            open: Vec::new(),
+            messages: Vec::new(),
+            arguments_seen: Vec::new(),
+            done: false,
+        }
+    }
+
+    fn start(&mut self, response: Option<&Value>, out: &mut VecDeque<StreamEvent>) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        let mut message = ModelResponse::default();
+        if let Some(r) = response {
+            message.id = text(r, "id").unwrap_or_default();
+            message.model = text(r, "model").unwrap_or_default();
+        }
+        out.push_back(StreamEvent::MessageStart { message });
+    }
+
+    fn open(&mut self, key: Key, block: Content, out: &mut VecDeque<StreamEvent>) -> usize {
+        let index = self.next_index;
+        self.next_index += 1;
+        self.open.push((key, index));
+        out.push_back(StreamEvent::ContentBlockStart { index, content_block: block });
+        index
+    }
+
+    fn index(&self, key: Key) -> Option<usize> {
+        self.open.iter().find(|(k, _)| *k == key).map(|(_, i)| *i)
+    }
+
+    fn close(&mut self, key: Key, out: &mut VecDeque<StreamEvent>) {
+        if let Some(pos) = self.open.iter().position(|(k, _)| *k == key) {
+            let (_, index) = self.open.remove(pos);
+            out.push_back(StreamEvent::ContentBlockStop { index });
+        }
+    }
+
+    fn delta(&self, key: Key, delta: ContentDelta, out: &mut VecDeque<StreamEvent>) {
+        if let Some(index) = self.index(key) {
+            out.push_back(StreamEvent::ContentBlockDelta { index, delta });
+        }
+    }
+
+    fn item_added(&mut self, output: u64, item: &Value, out: &mut VecDeque<StreamEvent>) {
+        match item.get("type").and_then(Value::as_str) {
+            Some("reasoning") => {
+                let mut t = ThinkingContent::default();
+                t.id = text(item, "id");
+                self.open((output, None), Content::Thinking(t), out);
+            }
+            Some("function_call") => {
+                let block = Content::ToolUse(function_call_block(item, false));
+                self.open((output, None), block, out);
+            }
+            Some("message") => self.messages.push((output, message_metadata(item))),
+            _ => {}
+        }
+    }
+
+    fn item_done(&mut self, output: u64, item: &Value, out: &mut VecDeque<StreamEvent>) {
+        let key = (output, None);
+        match item.get("type").and_then(Value::as_str) {
+            Some("reasoning") => {
+                if let Some(sig) = text(item, "encrypted_content").filter(|s| !s.is_empty()) {
+                    self.delta(key, ContentDelta::SignatureDelta { signature: sig }, out);
+                }
+                let metadata = reasoning_metadata(item);
+                if !metadata.is_empty() {
+                    self.delta(key, ContentDelta::MetadataDelta { metadata }, out);
+                }
+                self.close(key, out);
+            }
+            Some("function_call") => {
+                if !self.arguments_seen.contains(&output)
+                    && let Some(args) =
+                        item.get("arguments").and_then(Value::as_str).filter(|a| !a.is_empty())
+                {
+                    self.delta(key, ContentDelta::InputJsonDelta { partial_json: args.to_owned() }, out);
+                }
+                self.close(key, out);
+            }
+            Some("message") => {
+                let parts: Vec<Key> = self.open.iter().map(|(k, _)| *k).filter(|k| k.0 == output).collect();
+                for k in parts {
+                    self.close(k, out);
+                }
+            }
+            _ => {
+                for block in decode_item(item) {
+                    self.open(key, block, out);
+                    self.close(key, out);
+                }
+            }
+        }
+    }
+
+    fn finish(&mut self, response: &Value, out: &mut VecDeque<StreamEvent>) {
+        self.done = true;
+        for (_, index) in std::mem::take(&mut self.open) {
+            out.push_back(StreamEvent::ContentBlockStop { index });
+        }
+        let decoded = decode_response(response);
+        let mut delta = MessageDelta::stop(decoded.stop_reason);
+        delta.stop_details = decoded.stop_details;
+        out.push_back(StreamEvent::MessageDelta { delta, usage: Some(decoded.usage) });
+        out.push_back(StreamEvent::MessageStop);
+    }
+}
+
+impl Mapper for ResponsesMapper {
+    fn provider(&self) -> &'static str {
+        self.provider
+    }
+
+    fn map(&mut self, event: &SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if self.done || event.data.trim().is_empty() || event.data.trim() == "[DONE]" {
+            return Ok(());
+        }
+        let data: Value = serde_json::from_str(&event.data).map_err(|e| {
+            ProviderError::new(self.provider, LlmErrorKind::Decode, format!("stream event is not JSON: {e}"))
+        })?;
+        let kind = data.get("type").and_then(Value::as_str).unwrap_or(&event.event).to_owned();
+        let output = num(&data, "output_index").unwrap_or(0);
+        let part = num(&data, "content_index");
+        match kind.as_str() {
+            "response.created" | "response.in_progress" | "response.queued" => {
+                self.start(data.get("response"), out);
+            }
+            "response.output_item.added" => {
+                self.start(None, out);
+                self.item_added(output, data.get("item").unwrap_or(&Value::Null), out);
+            }
+            "response.content_part.added" => {
+                self.start(None, out);
+                let p = data.get("part").cloned().unwrap_or_default();
+                let meta = self
+                    .messages
+                    .iter()
+                    .find(|(o, _)| *o == output)
+                    .map(|(_, m)| m.clone())
+                    .unwrap_or_default();
+                let block = match p.get("type").and_then(Value::as_str) {
+                    Some("output_text") => {
+                        let mut t = text_block(&p, &meta);
+                        t.text.clear();
+                        t.citations.clear();
+                        Content::Text(t)
+                    }
+                    Some("refusal") => Content::Refusal(RefusalContent::new("")),
+                    _ => return Ok(()),
+                };
+                self.open((output, part), block, out);
+            }
+            "response.output_text.delta" | "response.refusal.delta" => {
+                let text = text(&data, "delta").unwrap_or_default();
+                self.delta((output, part), ContentDelta::TextDelta { text }, out);
+            }
+            "response.output_text.annotation.added" => {
+                if let Some(c) = data.get("annotation").and_then(citation) {
+                    self.delta((output, part), ContentDelta::CitationsDelta { citation: c }, out);
+                }
+            }
+            "response.content_part.done" => self.close((output, part), out),
+            "response.reasoning_summary_part.added" => {
+                if num(&data, "summary_index").is_some_and(|i| i > 0) {
+                    let thinking = SUMMARY_SEPARATOR.to_owned();
+                    self.delta((output, None), ContentDelta::ThinkingDelta { thinking }, out);
+                }
+            }
+            "response.reasoning_summary_text.delta" => {
+                let thinking = text(&data, "delta").unwrap_or_default();
+                self.delta((output, None), ContentDelta::ThinkingDelta { thinking }, out);
+            }
+            "response.function_call_arguments.delta" => {
+                self.arguments_seen.push(output);
+                let partial_json = text(&data, "delta").unwrap_or_default();
+                self.delta((output, None), ContentDelta::InputJsonDelta { partial_json }, out);
+            }
+            "response.output_item.done" => {
+                self.start(None, out);
+                self.item_done(output, data.get("item").unwrap_or(&Value::Null), out);
+            }
+            "response.completed" | "response.incomplete" => {
+                let response = data.get("response").cloned().unwrap_or_default();
+                self.start(Some(&response), out);
+                self.finish(&response, out);
+            }
+            "response.failed" => {
+                let response = data.get("response").cloned().unwrap_or_default();
+                let error = response.get("error").filter(|e| !e.is_null()).cloned().unwrap_or(response);
+                return Err(ProviderError::from_stream_error(
+                    self.provider,
+                    &serde_json::json!({ "error": error }),
+                ));
+            }
+            "error" => {
+                // `{"type":"error","code":…,"message":…}`: the code is the error type.
+                let error =
+                    serde_json::json!({"error": {"type": data.get("code"), "message": data.get("message")}});
+                return Err(ProviderError::from_stream_error(self.provider, &error));
+            }
+            other => tracing::trace!(event = other, "skipping Responses stream event"),
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, _out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if self.done {
+            return Ok(());
+        }
+        Err(ProviderError::new(
+            self.provider,
+            LlmErrorKind::StreamInterrupted,
+            "stream ended before response.completed",
+        ))
+    }
+}

@@ -1,0 +1,305 @@
+//! Interop with the official `openai` Python SDK: the request bodies we send (Responses and
+//! Chat Completions, streaming and not, OpenAI and a compatible dialect) are valid
+//! `*CreateParams` with unknown keys rejected, and the SSE fixtures decode to the same message
+//! the SDK accumulates.
+//!
+//! Needs `python3` (or `$DIVE_PYTHON`) with `openai==3.57.0` (which brings `pydantic`).
+//! Without them the tests FAIL, unless `DIVE_SKIP_PYTHON_INTEROP=1` is set.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::process::Command;
+
+use common::{chat, decode_fixture, decode_fixture_ok, interop_dir, python, responses};
+use dive_core::{
+    Content, DocumentContent, FileContent, ImageContent, LlmErrorKind, McpServerConfig, MediaSource, Message,
+    ModelRequest, Reasoning, ReasoningEffort, ReasoningSummary, Reminder, ResponseFormat, Role, ToolChoice,
+    ToolDefinition, ToolResultContent,
+};
+use dive_openai::{ChatCompletions, Dialect, Profile};
+use serde_json::{Map, Value, json};
+
+const PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+fn calc_tool() -> ToolDefinition {
+    ToolDefinition::new(
+        "calc",
+        "Evaluates arithmetic.",
+        json!({"type": "object", "properties": {"expr": {"type": "string"}, "precision": {"type": "integer"}},
+            "required": ["expr"]}),
+    )
+}
+
+fn params(v: Value) -> Map<String, Value> {
+    v.as_object().cloned().unwrap()
+}
+
+fn assistant(blocks: Vec<Content>) -> Message {
+    Message::new(Role::Assistant, blocks)
+}
+
+/// An assistant turn as decoded from the Responses fixture with reasoning and parallel calls.
+fn replayed_history() -> Vec<Message> {
+    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let response = rt.block_on(decode_fixture_ok("responses_reasoning_tools.sse"));
+    vec![
+        Message::user("Weather in Paris and Oslo?"),
+        response.into_message(),
+        Message::tool_results(vec![
+            ToolResultContent::text("call_Paris01", "14°C, cloudy"),
+            ToolResultContent::error("call_Oslo02", "station offline"),
+        ]),
+    ]
+}
+
+/// (name, model, request) for every case of the matrix.
+fn matrix() -> Vec<(&'static str, &'static str, ModelRequest)> {
+    let mut cases = Vec::new();
+    let gpt = "gpt-5.5";
+    let gpt41 = "gpt-4.1";
+
+    cases.push(("text", gpt, ModelRequest::new(vec![Message::user("Hello")])));
+
+    let mut r = ModelRequest::new(vec![
+        Message::user("Count to 3"),
+        Message::assistant("1, 2"),
+        Message::user("go on"),
+    ])
+    .with_system("Be brief.")
+    .with_max_tokens(512)
+    .with_temperature(0.2);
+    r.top_p = Some(0.9);
+    r.stop_sequences = vec!["END".into()];
+    r.presence_penalty = Some(0.1);
+    cases.push(("system_sampling_stops", gpt41, r));
+
+    for (name, choice, parallel) in [
+        ("tools_auto_serial", Some(ToolChoice::Auto), Some(false)),
+        ("tools_any", Some(ToolChoice::Any), None),
+        ("tools_named", Some(ToolChoice::Tool { name: "calc".into() }), Some(true)),
+        ("tools_none", Some(ToolChoice::None), None),
+    ] {
+        let mut r = ModelRequest::new(vec![Message::user("2+2?")]).with_tools(vec![calc_tool()]);
+        r.tool_choice = choice;
+        r.parallel_tool_calls = parallel;
+        cases.push((name, gpt, r));
+    }
+    let mut strict = calc_tool();
+    strict.strict = Some(true);
+    cases.push(("strict_tool", gpt, ModelRequest::new(vec![Message::user("2+2?")]).with_tools(vec![strict])));
+
+    let history = vec![
+        Message::user("2+2 and a picture?"),
+        assistant(vec![
+            Content::text("Computing."),
+            Content::tool_use("call_1", "calc", json!({"expr": "2+2"})),
+            Content::tool_use("call_2", "calc", json!({"expr": "bad"})),
+        ]),
+        Message::tool_results(vec![
+            ToolResultContent::new(
+                "call_1",
+                vec![Content::text("4"), Content::image(MediaSource::base64("image/png", PNG))],
+            ),
+            ToolResultContent::error("call_2", "syntax error"),
+        ]),
+    ];
+    cases.push(("tool_results", gpt, ModelRequest::new(history.clone()).with_tools(vec![calc_tool()])));
+    let mut unanswered = history;
+    unanswered.pop();
+    cases.push(("unanswered_tool_calls", gpt, ModelRequest::new(unanswered).with_tools(vec![calc_tool()])));
+
+    let media = Message::new(
+        Role::User,
+        vec![
+            Content::image(MediaSource::base64("image/png", PNG)),
+            Content::Image(ImageContent::new(MediaSource::url("https://example.com/cat.jpg"))),
+            Content::image(MediaSource::file("file-img1")),
+            Content::Document(
+                DocumentContent::new(MediaSource::base64("application/pdf", "JVBERi0xLjQK"))
+                    .with_title("spec.pdf"),
+            ),
+            Content::document(MediaSource::url("https://example.com/paper.pdf")),
+            Content::document(MediaSource::file("file-doc1")),
+            Content::Document(DocumentContent::new(MediaSource::Text {
+                media_type: "text/plain".into(),
+                data: "notes".into(),
+            })),
+            Content::File(
+                serde_json::from_value::<FileContent>(json!({"file_id": "file-2", "filename": "a.pdf"}))
+                    .unwrap(),
+            ),
+            Content::text("Summarise all of these."),
+        ],
+    );
+    cases.push(("images_and_documents", gpt, ModelRequest::new(vec![media])));
+
+    let mut r = ModelRequest::new(replayed_history()).with_tools(vec![calc_tool()]);
+    let mut reasoning = Reasoning::effort(ReasoningEffort::High);
+    reasoning.summary = Some(ReasoningSummary::Detailed);
+    r.reasoning = Some(reasoning);
+    r.prompt_cache_key = Some("user-42".into());
+    r.service_tier = Some("flex".into());
+    cases.push(("reasoning_replay", gpt, r));
+
+    let schema = json!({"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"},
+        "tags": {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "string"}}}}}, "required": ["city"]});
+    cases.push((
+        "structured_strict",
+        gpt,
+        ModelRequest::new(vec![Message::user("Plan a trip")]).with_response_format(
+            serde_json::from_value::<ResponseFormat>(
+                json!({"type": "json_schema", "name": "trip", "schema": schema,
+                "description": "A trip plan"}),
+            )
+            .unwrap(),
+        ),
+    ));
+    cases.push((
+        "structured_json_object",
+        gpt41,
+        ModelRequest::new(vec![Message::user("JSON please")])
+            .with_response_format(ResponseFormat::JsonObject),
+    ));
+
+    let web = dive_openai::responses::decode_item(&json!({"type": "web_search_call", "id": "ws_1",
+        "status": "completed", "action": {"type": "search", "query": "rust 1.95"}}));
+    let list = dive_openai::responses::decode_item(&json!({"type": "mcp_list_tools", "id": "mcpl_1",
+        "server_label": "docs", "tools": [{"name": "search", "input_schema": {"type": "object"}}]}));
+    let mcp = dive_openai::responses::decode_item(
+        &json!({"type": "mcp_call", "id": "mcp_1", "server_label": "docs",
+        "name": "search", "arguments": "{\"q\":\"x\"}", "output": "found", "status": "completed"}),
+    );
+    let mut answer = dive_openai::responses::decode_item(
+        &json!({"type": "message", "id": "msg_9", "role": "assistant",
+        "status": "completed", "phase": "final_answer", "content": [{"type": "output_text", "text": "Rust 1.95 is out.",
+        "annotations": [{"type": "url_citation", "start_index": 0, "end_index": 4, "url": "https://blog.rust-lang.org/",
+        "title": "Rust Blog"}]}]}),
+    );
+    let mut blocks = web;
+    blocks.extend(list);
+    blocks.extend(mcp);
+    blocks.append(&mut answer);
+    let mut r = ModelRequest::new(vec![
+        Message::user("What's new in Rust?"),
+        assistant(blocks),
+        Message::user("More?"),
+    ])
+    .with_tools(vec![ToolDefinition::native(
+        "web_search",
+        "web_search",
+        params(json!({"search_context_size": "low"})),
+    )]);
+    let mut server = McpServerConfig::url("docs", "https://mcp.example.com/sse");
+    server.allowed_tools = vec!["search".into()];
+    r.mcp_servers = vec![server];
+    cases.push(("server_tools_replay", gpt, r));
+
+    let reminders = vec![
+        Message::user("Hi"),
+        Reminder::operator("policy", "Answer in French.").unwrap().into_message(),
+        Reminder::new("todo-list", "2 items open").unwrap().into_message(),
+    ];
+    cases.push(("reminders", gpt, ModelRequest::new(reminders)));
+
+    let mut r =
+        ModelRequest::new(vec![Message::user("first"), Message::assistant("ok"), Message::user("second")]);
+    r.previous_response_id = Some("resp_prev1".into());
+    cases.push(("previous_response_id", gpt, r));
+    cases
+}
+
+fn compatible() -> ChatCompletions {
+    let profile = Profile::new("compat", "http://127.0.0.1:9/v1", "m").with_dialect(Dialect::compatible());
+    ChatCompletions::builder_for(profile).build().unwrap()
+}
+
+#[test]
+fn request_bodies_are_valid_for_the_official_sdk() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut count = 0;
+    for (name, model, request) in matrix() {
+        for stream in [false, true] {
+            let suffix = if stream { "-stream" } else { "" };
+            let bodies = [
+                ("openai-responses", responses(model).request_body(&request, stream)),
+                ("openai-chat", chat(model).request_body(&request, stream)),
+                ("openai-chat", compatible().request_body(&request, stream)),
+            ];
+            for (i, (kind, body)) in bodies.into_iter().enumerate() {
+                let file = dir.path().join(format!("{name}-{i}.{kind}{suffix}.json"));
+                std::fs::write(file, serde_json::to_vec_pretty(&body).unwrap()).unwrap();
+                count += 1;
+            }
+        }
+    }
+    let out =
+        Command::new(py).arg(interop_dir().join("validate_requests.py")).arg(dir.path()).output().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{report}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(report.contains(&format!("{count} valid, 0 invalid")), "{report}");
+}
+
+/// Runs the SDK on a fixture: (event problems, accumulated message, error).
+fn sdk(kind: &str, fixture: &str) -> Option<(Vec<Value>, Value, Value)> {
+    let py = python()?;
+    let out = Command::new(py)
+        .arg(interop_dir().join("sdk_stream.py"))
+        .arg(kind)
+        .arg(common::fixture_path(fixture))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    Some((v["problems"].as_array().cloned().unwrap_or_default(), v["message"].clone(), v["error"].clone()))
+}
+
+async fn assert_same_as_sdk(kind: &str, fixture: &str) {
+    let ours = decode_fixture_ok(fixture).await;
+    let Some((problems, message, error)) = sdk(kind, fixture) else { return };
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(error.is_null(), "{error}");
+    let theirs = if kind == "openai-chat" {
+        dive_openai::chat::decode_response(&message, &Dialect::openai())
+    } else {
+        dive_openai::responses::decode_response(&message)
+    };
+    assert_eq!(ours, theirs);
+    assert!(!ours.content.is_empty());
+}
+
+#[tokio::test]
+async fn chat_stream_matches_the_sdk() {
+    assert_same_as_sdk("openai-chat", "chat_text_parallel_tools.sse").await;
+    assert_same_as_sdk("openai-chat", "chat_refusal.sse").await;
+}
+
+#[tokio::test]
+async fn responses_reasoning_and_tools_stream_matches_the_sdk() {
+    assert_same_as_sdk("openai-responses", "responses_reasoning_tools.sse").await;
+}
+
+#[tokio::test]
+async fn responses_web_search_stream_matches_the_sdk() {
+    assert_same_as_sdk("openai-responses", "responses_web_search.sse").await;
+}
+
+#[tokio::test]
+async fn incomplete_response_is_an_output_limit() {
+    // The SDK's stream helper raises on `response.incomplete`; we report the cut response.
+    let ours = decode_fixture_ok("responses_incomplete.sse").await;
+    assert_eq!(ours.stop_kind(), dive_core::StopKind::OutputLimit);
+    let text = std::fs::read_to_string(common::fixture_path("responses_incomplete.sse")).unwrap();
+    let last = text.lines().rev().find_map(|l| l.strip_prefix("data: ")).unwrap();
+    let final_response: Value = serde_json::from_str(last).unwrap();
+    assert_eq!(ours, dive_openai::responses::decode_response(&final_response["response"]));
+    if let Some((problems, _, error)) = sdk("openai-responses", "responses_incomplete.sse") {
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(error["message"].as_str().unwrap_or_default().contains("response.completed"), "{error}");
+    }
+    let (_, err) = decode_fixture("responses_incomplete.sse").await;
+    assert!(err.is_none());
+    assert_ne!(LlmErrorKind::StreamInterrupted, LlmErrorKind::Decode);
+}
