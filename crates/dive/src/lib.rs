@@ -10,6 +10,7 @@
 //! | `ollama` | `dive::ollama` | Ollama, local models via the native `/api/chat` (enables `provider`) |
 //! | `mistral` | `dive::mistral` | Mistral's Chat Completions (enables `provider`) |
 //! | `openrouter` | `dive::openrouter` | OpenRouter, any `org/model` id (enables `provider`) |
+//! | `grok` | `dive::grok` | xAI Grok through the Responses API (enables `provider`) |
 //! | `provider` | `dive::provider` | shared HTTP plumbing: client, retry policy, SSE, `ProviderError` |
 //! | `session`, `sqlite` | `dive::session` | session stores: memory, JSONL files, SQLite |
 //! | `toolkit` | `dive::toolkit` | built-in tools confined to a workspace |
@@ -68,3 +69,8 @@ pub use dive_mistral as mistral;
 #[cfg(feature = "openrouter")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openrouter")))]
 pub use dive_openrouter as openrouter;
+
+/// The xAI Grok provider (crate `dive-grok`).
+#[cfg(feature = "grok")]
+#[cfg_attr(docsrs, doc(cfg(feature = "grok")))]
+pub use dive_grok as grok;

@@ -143,6 +143,19 @@ fn openrouter_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     (None, no_catalog)
 }
 
+#[cfg(feature = "grok")]
+fn grok_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(dive_grok::builder().model(model).build()?))
+    }
+    (Some(build), || dive_grok::MODELS.clone())
+}
+
+#[cfg(not(feature = "grok"))]
+fn grok_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    (None, no_catalog)
+}
+
 /// A vendor not implemented in this version of the workspace yet.
 fn planned() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     (None, no_catalog)
@@ -192,7 +205,7 @@ fn entries() -> Vec<Entry> {
             planned(),
         ),
         entry("google", Some("GEMINI_API_KEY"), "GEMINI_BASE_URL", &["gemini-"], "gemini-3.5-pro", planned()),
-        entry("grok", Some("XAI_API_KEY"), "XAI_BASE_URL", &["grok-"], "grok-5", planned()),
+        entry("grok", Some("XAI_API_KEY"), "XAI_BASE_URL", &["grok-"], "grok-4", grok_entry()),
         entry(
             "mistral",
             Some("MISTRAL_API_KEY"),

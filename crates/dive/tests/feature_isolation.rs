@@ -44,6 +44,7 @@ fn each_provider_feature_brings_only_its_own_crates() {
         ("ollama", &["dive-provider", "dive-ollama"]),
         ("mistral", &["dive-provider", "dive-openai", "dive-mistral"]),
         ("anthropic", &["dive-provider", "dive-anthropic"]),
+        ("grok", &["dive-provider", "dive-openai", "dive-grok"]),
     ];
     for (feature, own) in cases {
         let expected: Vec<&str> = [BASE, own].concat();
