@@ -1,6 +1,6 @@
 //! xAI Grok for Dive for Rust: xAI's Responses API (`https://api.x.ai/v1/responses`), built
-//! on `dive-openai`'s Responses client ([`OpenAi`](dive_openai::OpenAi)) with an xAI
-//! [`Profile`](dive_openai::Profile).
+//! on `dive-openai`'s Responses client ([`OpenAi`]) with an xAI
+//! [`Profile`].
 //!
 //! Everything the Responses client does applies: streaming, tools and tool choice, reasoning
 //! replayed as encrypted reasoning items (`store: false`), `previous_response_id`, prompt

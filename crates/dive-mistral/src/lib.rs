@@ -1,6 +1,6 @@
 //! Mistral for Dive for Rust: Mistral's Chat Completions API
 //! (`https://api.mistral.ai/v1/chat/completions`), built on `dive-openai`'s Chat Completions
-//! client with a Mistral [`Profile`](dive_openai::Profile).
+//! client with a Mistral [`Profile`].
 //!
 //! What differs from OpenAI, and is handled here:
 //! - `finish_reason: "model_length"` (the context window is full) is kept as the stop reason,

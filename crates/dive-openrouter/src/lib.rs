@@ -1,7 +1,7 @@
 //! OpenRouter for Dive for Rust: any `org/model` id (`anthropic/claude-sonnet-5`,
 //! `meta-llama/llama-4-maverick`, `openrouter/auto`, …) through OpenRouter's Chat Completions
 //! endpoint (`https://openrouter.ai/api/v1`), built on `dive-openai`'s Chat Completions client
-//! with an OpenRouter [`Profile`](dive_openai::Profile).
+//! with an OpenRouter [`Profile`].
 //!
 //! What differs from OpenAI, and is handled here:
 //! - Cost: every request asks for usage accounting (`usage: {include: true}`) and the cost
@@ -17,7 +17,7 @@
 //! `OPENROUTER_API_KEY` is required; `OPENROUTER_BASE_URL` overrides the endpoint.
 //!
 //! **Invariant:** the request is dive-openai's Chat Completions body for the same
-//! [`ModelRequest`](dive_core::ModelRequest), changed only where OpenRouter differs.
+//! [`ModelRequest`], changed only where OpenRouter differs.
 //!
 //! ```no_run
 //! use dive_core::{Llm, Message, ModelRequest};
