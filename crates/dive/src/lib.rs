@@ -8,6 +8,10 @@
 //! |---|---|---|
 //! | `anthropic` | `dive::anthropic` | the Anthropic Messages API provider (enables `provider`) |
 //! | `openai` | `dive::openai` | the OpenAI provider: Responses API and Chat Completions (enables `provider`) |
+//! | `ollama` | `dive::ollama` | Ollama, local models via the native `/api/chat` (enables `provider`) |
+//! | `mistral` | `dive::mistral` | Mistral's Chat Completions (enables `provider`) |
+//! | `openrouter` | `dive::openrouter` | OpenRouter, any `org/model` id (enables `provider`) |
+//! | `grok` | `dive::grok` | xAI Grok through the Responses API (enables `provider`) |
 //! | `provider` | `dive::provider` | shared HTTP plumbing: client, retry policy, SSE, `ProviderError` |
 //! | `session`, `sqlite` | `dive::session` | session stores: memory, JSONL files, SQLite |
 //! | `toolkit` | `dive::toolkit` | built-in tools confined to a workspace |
@@ -52,7 +56,26 @@ pub use dive_provider as provider;
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
 pub use dive_anthropic as anthropic;
 
+/// The Ollama provider (crate `dive-ollama`).
+#[cfg(feature = "ollama")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ollama")))]
+pub use dive_ollama as ollama;
 /// The OpenAI provider: Responses API and Chat Completions (crate `dive-openai`).
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use dive_openai as openai;
+
+/// The Mistral provider (crate `dive-mistral`).
+#[cfg(feature = "mistral")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mistral")))]
+pub use dive_mistral as mistral;
+
+/// The OpenRouter provider (crate `dive-openrouter`).
+#[cfg(feature = "openrouter")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openrouter")))]
+pub use dive_openrouter as openrouter;
+
+/// The xAI Grok provider (crate `dive-grok`).
+#[cfg(feature = "grok")]
+#[cfg_attr(docsrs, doc(cfg(feature = "grok")))]
+pub use dive_grok as grok;

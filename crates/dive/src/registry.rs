@@ -131,6 +131,58 @@ fn openai_completions_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     (None, no_catalog)
 }
 
+#[cfg(feature = "ollama")]
+fn ollama_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(dive_ollama::Ollama::builder().model(model).build()?))
+    }
+    (Some(build), || dive_ollama::MODELS.clone())
+}
+
+#[cfg(not(feature = "ollama"))]
+fn ollama_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    (None, no_catalog)
+}
+
+#[cfg(feature = "mistral")]
+fn mistral_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(dive_mistral::builder().model(model).build()?))
+    }
+    (Some(build), || dive_mistral::MODELS.clone())
+}
+
+#[cfg(not(feature = "mistral"))]
+fn mistral_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    (None, no_catalog)
+}
+
+#[cfg(feature = "openrouter")]
+fn openrouter_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(dive_openrouter::builder().model(model).build()?))
+    }
+    (Some(build), || dive_openrouter::MODELS.clone())
+}
+
+#[cfg(not(feature = "openrouter"))]
+fn openrouter_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    (None, no_catalog)
+}
+
+#[cfg(feature = "grok")]
+fn grok_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(dive_grok::builder().model(model).build()?))
+    }
+    (Some(build), || dive_grok::MODELS.clone())
+}
+
+#[cfg(not(feature = "grok"))]
+fn grok_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    (None, no_catalog)
+}
+
 /// A vendor not implemented in this version of the workspace yet.
 fn planned() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     (None, no_catalog)
@@ -193,14 +245,14 @@ fn entries() -> Vec<Entry> {
             e
         },
         entry("google", Some("GEMINI_API_KEY"), "GEMINI_BASE_URL", &["gemini-"], "gemini-3.5-pro", planned()),
-        entry("grok", Some("XAI_API_KEY"), "XAI_BASE_URL", &["grok-"], "grok-5", planned()),
+        entry("grok", Some("XAI_API_KEY"), "XAI_BASE_URL", &["grok-"], "grok-4", grok_entry()),
         entry(
             "mistral",
             Some("MISTRAL_API_KEY"),
             "MISTRAL_BASE_URL",
             &["mistral-", "ministral-", "codestral-", "devstral-", "magistral-"],
-            "mistral-medium-3.5",
-            planned(),
+            "mistral-medium-latest",
+            mistral_entry(),
         ),
         entry(
             "ollama",
@@ -218,16 +270,16 @@ fn entries() -> Vec<Entry> {
                 "phi",
                 "deepseek",
             ],
-            "llama4",
-            planned(),
+            "gpt-oss:20b",
+            ollama_entry(),
         ),
         entry(
             "openrouter",
             Some("OPENROUTER_API_KEY"),
             "OPENROUTER_BASE_URL",
             &[],
-            "openrouter/auto",
-            planned(),
+            "anthropic/claude-sonnet-5",
+            openrouter_entry(),
         ),
     ]
 }
@@ -253,10 +305,17 @@ fn find(spec: &str) -> Result<(Entry, String), ModelError> {
             Some((i, model.to_owned()))
         }
         Some(_) => all.iter().position(|e| e.vendor.name == "openrouter").map(|i| (i, spec.to_owned())),
-        None => all
-            .iter()
-            .position(|e| e.vendor.prefixes.iter().any(|p| spec.to_ascii_lowercase().starts_with(p)))
-            .map(|i| (i, spec.to_owned())),
+        // The longest matching prefix wins (`gpt-oss` is Ollama's, `gpt-` OpenAI's).
+        None => {
+            let lower = spec.to_ascii_lowercase();
+            all.iter()
+                .enumerate()
+                .filter_map(|(i, e)| {
+                    e.vendor.prefixes.iter().filter(|p| lower.starts_with(*p)).map(|p| (p.len(), i)).max()
+                })
+                .max_by_key(|(len, i)| (*len, std::cmp::Reverse(*i)))
+                .map(|(_, i)| (i, spec.to_owned()))
+        }
     };
     let Some((index, model)) = chosen else {
         return Err(ModelError::NoVendor { model: spec.to_owned(), known, compiled });
@@ -322,6 +381,7 @@ mod tests {
         assert_eq!(vendor_of("gemini-3.5-flash"), "google:gemini-3.5-flash");
         assert_eq!(vendor_of("Mistral-large"), "mistral:Mistral-large");
         assert_eq!(vendor_of("qwen3:32b"), "ollama:qwen3:32b");
+        assert_eq!(vendor_of("gpt-oss:20b"), "ollama:gpt-oss:20b", "the longest prefix wins");
         assert_eq!(vendor_of("meta-llama/llama-4"), "openrouter:meta-llama/llama-4");
         assert_eq!(vendor_of("anthropic/"), "anthropic:claude-sonnet-5-5");
         assert!(vendor_of("mystery-model").starts_with("error: no provider matches"));

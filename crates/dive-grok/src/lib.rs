@@ -1,0 +1,82 @@
+//! xAI Grok for Dive for Rust: xAI's Responses API (`https://api.x.ai/v1/responses`), built
+//! on `dive-openai`'s Responses client ([`OpenAi`]) with an xAI
+//! [`Profile`].
+//!
+//! Everything the Responses client does applies: streaming, tools and tool choice, reasoning
+//! replayed as encrypted reasoning items (`store: false`), `previous_response_id`, prompt
+//! cache key, structured output, images. xAI's server tools (`web_search`, `x_search`,
+//! `code_execution`, `collections_search`) are declared with
+//! [`ToolDefinition::native`](dive_core::ToolDefinition::native) and their items are kept
+//! verbatim for replay. Operator reminders go as user text (xAI has no `developer` role).
+//!
+//! The key comes from `XAI_API_KEY` (or, failing that, `GROK_API_KEY`); `XAI_BASE_URL`
+//! overrides the endpoint.
+//!
+//! **Invariant:** the request is dive-openai's Responses body for the same
+//! [`ModelRequest`](dive_core::ModelRequest); nothing here encodes or decodes by itself.
+//!
+//! ```no_run
+//! use dive_core::{Llm, Message, ModelRequest};
+//! # async fn run() -> Result<(), dive_core::LlmError> {
+//! let grok = dive_grok::builder().model("grok-4").build()?; // XAI_API_KEY
+//! let reply = grok.generate(ModelRequest::new(vec![Message::user("Hello")])).await?;
+//! println!("{}", reply.text_content());
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+#![allow(clippy::result_large_err)] // LlmError by value on cold paths, as in dive-provider.
+
+mod catalog;
+
+use dive_core::{LlmError, ReminderStyle};
+use dive_openai::responses::OpenAiBuilder;
+use dive_openai::{Dialect, OpenAi, Profile};
+
+pub use catalog::{DEFAULT_MODEL, MODELS, model_info};
+
+/// The provider name reported by the client and its errors.
+pub const PROVIDER: &str = "grok";
+/// The default API root.
+pub const DEFAULT_BASE_URL: &str = "https://api.x.ai/v1";
+
+/// The Grok client: dive-openai's Responses client with the xAI [`profile`].
+pub type Grok = OpenAi;
+
+/// xAI's wire differences from OpenAI's Responses API: reminders as user text.
+#[must_use]
+pub fn dialect() -> Dialect {
+    Dialect::openai().with_reminders(ReminderStyle::UserText)
+}
+
+/// xAI as a [`Profile`]: `XAI_API_KEY`, `XAI_BASE_URL`, [`DEFAULT_MODEL`], the catalog and
+/// [`dialect`].
+///
+/// ```
+/// let p = dive_grok::profile();
+/// assert_eq!((p.provider, p.api_key_env), ("grok", Some("XAI_API_KEY")));
+/// ```
+#[must_use]
+pub fn profile() -> Profile {
+    Profile::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL)
+        .with_api_key_env("XAI_API_KEY")
+        .with_base_url_env("XAI_BASE_URL")
+        .with_catalog(model_info)
+        .with_dialect(dialect())
+}
+
+/// A builder for a Grok client; when `XAI_API_KEY` is unset, `GROK_API_KEY` is used.
+pub fn builder() -> OpenAiBuilder {
+    let b = OpenAi::builder_for(profile());
+    match (dive_provider::api_key_from_env("XAI_API_KEY"), dive_provider::api_key_from_env("GROK_API_KEY")) {
+        (None, Some(key)) => b.api_key(key),
+        _ => b,
+    }
+}
+
+/// A client from `XAI_API_KEY` (or `GROK_API_KEY`) and (optionally) `XAI_BASE_URL`.
+///
+/// # Errors
+/// `Authentication` when neither key variable is set.
+pub fn from_env() -> Result<Grok, LlmError> {
+    builder().build()
+}

@@ -1,0 +1,75 @@
+//! Mistral against a local server: the endpoint under `/v1`, a rate limit retried, and a
+//! multi-turn tool conversation whose ids come back exactly (Mistral's own 9-character ids
+//! are kept, foreign ones rewritten the same way in call and result).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use dive_core::{Content, Llm, LlmErrorKind, Message, ModelRequest, Role, StopKind, ToolResultContent};
+use dive_provider::RetryPolicy;
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+#[tokio::test]
+async fn rate_limits_are_retried_and_tool_ids_replayed() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "0").set_body_json(
+            json!({"object": "error", "message": "Requests rate limit exceeded", "type": "rate_limited", "code": "1300"}),
+        ))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "id": "c1", "object": "chat.completion", "model": "mistral-medium-2508",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "",
+                "tool_calls": [{"id": "Wq8zT3kLm", "type": "function", "function": {"name": "weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+                "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 1_000_000, "completion_tokens": 0, "total_tokens": 1_000_000}
+        })))
+        .mount(&server)
+        .await;
+    let llm = dive_mistral::builder()
+        .api_key("mistral-test")
+        .base_url(format!("{}/v1", server.uri()))
+        .retry_policy(RetryPolicy::default().with_base_delay(Duration::from_millis(5)))
+        .build()
+        .unwrap();
+    let first = llm.generate(ModelRequest::new(vec![Message::user("Weather in Paris?")])).await.unwrap();
+    assert_eq!(first.stop_kind(), StopKind::ToolUse);
+    assert!((first.usage.cost.as_ref().unwrap().total - 0.4).abs() < 1e-9, "mistral-medium input price");
+    let call = first.tool_uses().next().unwrap().clone();
+    assert_eq!(call.id, "Wq8zT3kLm");
+
+    let mut history = vec![Message::user("Weather in Paris?"), first.to_message()];
+    history.push(Message::tool_results(vec![ToolResultContent::text(&call.id, "18°C")]));
+    history.push(Message::new(
+        Role::Assistant,
+        vec![Content::tool_use("call_foreign_1", "weather", json!({"city": "Lyon"}))],
+    ));
+    history.push(Message::tool_results(vec![ToolResultContent::text("call_foreign_1", "20°C")]));
+    llm.generate(ModelRequest::new(history)).await.unwrap();
+    let requests = server.received_requests().await.unwrap();
+    assert_eq!(requests.len(), 3, "429, then two successful calls");
+    let sent: Value = serde_json::from_slice(&requests[2].body).unwrap();
+    let m = &sent["messages"];
+    assert_eq!(m[1]["tool_calls"][0]["id"], "Wq8zT3kLm");
+    assert_eq!(m[1]["tool_calls"][0]["function"]["arguments"], "{\"city\":\"Paris\"}");
+    assert_eq!(m[2], json!({"role": "tool", "tool_call_id": "Wq8zT3kLm", "content": "18°C"}));
+    let foreign = dive_mistral::mistral_tool_call_id("call_foreign_1");
+    assert_eq!(m[3]["tool_calls"][0]["id"], foreign.as_str());
+    assert_eq!(m[4]["tool_call_id"], foreign.as_str());
+}
+
+#[tokio::test]
+async fn a_missing_key_is_an_authentication_error() {
+    if std::env::var_os("MISTRAL_API_KEY").is_none() {
+        let e = dive_mistral::from_env().unwrap_err();
+        assert_eq!(e.kind, LlmErrorKind::Authentication);
+        assert!(e.to_string().contains("MISTRAL_API_KEY"), "{e}");
+    }
+}

@@ -1,0 +1,135 @@
+//! OpenRouter for Dive for Rust: any `org/model` id (`anthropic/claude-sonnet-5`,
+//! `meta-llama/llama-4-maverick`, `openrouter/auto`, …) through OpenRouter's Chat Completions
+//! endpoint (`https://openrouter.ai/api/v1`), built on `dive-openai`'s Chat Completions client
+//! with an OpenRouter [`Profile`].
+//!
+//! What differs from OpenAI, and is handled here:
+//! - Cost: every request asks for usage accounting (`usage: {include: true}`) and the cost
+//!   OpenRouter reports is kept in `Usage::cost` with source `provider`; catalog prices
+//!   ([`MODELS`]) are only a fallback.
+//! - Reasoning: the requested effort is kept and sent in OpenRouter's unified form,
+//!   `reasoning: {effort}` (a thinking budget as `reasoning: {max_tokens}`); reasoning text
+//!   comes back in `reasoning` and becomes thinking blocks.
+//! - Keep-alive comments (`: OPENROUTER PROCESSING`) in streams are skipped by the SSE decoder.
+//! - App attribution: add the `HTTP-Referer` and `X-Title` headers with
+//!   [`header`](dive_openai::Builder::header).
+//!
+//! `OPENROUTER_API_KEY` is required; `OPENROUTER_BASE_URL` overrides the endpoint.
+//!
+//! **Invariant:** the request is dive-openai's Chat Completions body for the same
+//! [`ModelRequest`], changed only where OpenRouter differs.
+//!
+//! ```no_run
+//! use dive_core::{Llm, Message, ModelRequest};
+//! # async fn run() -> Result<(), dive_core::LlmError> {
+//! let llm = dive_openrouter::builder()
+//!     .model("meta-llama/llama-4-maverick")
+//!     .header("X-Title", "My app")
+//!     .build()?; // OPENROUTER_API_KEY
+//! let reply = llm.generate(ModelRequest::new(vec![Message::user("Hello")])).await?;
+//! println!("{} (cost {:?})", reply.text_content(), reply.usage.cost);
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+#![allow(clippy::result_large_err)] // LlmError by value on cold paths, as in dive-provider.
+
+mod catalog;
+
+use dive_core::{LlmError, ModelRequest, ReasoningEffort, ThinkingMode};
+use dive_openai::chat::ChatCompletionsBuilder;
+use dive_openai::{BodyHook, ChatCompletions, Dialect, Profile};
+use serde_json::{Map, Value, json};
+
+pub use catalog::{DEFAULT_MODEL, MODELS, model_info};
+
+/// The provider name reported by the client and its errors.
+pub const PROVIDER: &str = "openrouter";
+/// The default API root.
+pub const DEFAULT_BASE_URL: &str = "https://openrouter.ai/api/v1";
+
+/// The OpenRouter client: dive-openai's [`ChatCompletions`] with the OpenRouter [`profile`].
+pub type OpenRouter = ChatCompletions;
+
+/// `reasoning_effort` → `reasoning: {effort}`; a budget → `reasoning: {max_tokens}`; thinking
+/// disabled → `reasoning: {enabled: false}`; and usage accounting on.
+fn rewrite(request: &ModelRequest, body: &mut Map<String, Value>) {
+    let mut reasoning = Map::new();
+    if let Some(effort) = body.remove("reasoning_effort") {
+        reasoning.insert("effort".into(), effort);
+    }
+    if let Some(r) = &request.reasoning {
+        if let Some(budget) = r.budget_tokens {
+            reasoning.insert("max_tokens".into(), json!(budget));
+            reasoning.remove("effort");
+        }
+        if r.thinking == Some(ThinkingMode::Disabled) || r.effort == Some(ReasoningEffort::None) {
+            reasoning = Map::new();
+            reasoning.insert("enabled".into(), json!(false));
+        }
+    }
+    if !reasoning.is_empty() {
+        body.entry("reasoning").or_insert(Value::Object(reasoning));
+    }
+    body.entry("usage").or_insert(json!({"include": true}));
+}
+
+/// OpenRouter's wire differences: [`Dialect::compatible`] plus provider-reported cost and the
+/// body hook above.
+#[must_use]
+pub fn dialect() -> Dialect {
+    Dialect::compatible()
+        .with_reasoning_fields(&["reasoning", "reasoning_content"])
+        .with_reported_cost(Some("provider"))
+        .with_body_hook(BodyHook::new(rewrite))
+}
+
+/// OpenRouter as a [`Profile`]: `OPENROUTER_API_KEY`, `OPENROUTER_BASE_URL`,
+/// [`DEFAULT_MODEL`], the catalog and [`dialect`].
+///
+/// ```
+/// let p = dive_openrouter::profile();
+/// assert_eq!((p.provider, p.base_url), ("openrouter", "https://openrouter.ai/api/v1"));
+/// ```
+#[must_use]
+pub fn profile() -> Profile {
+    Profile::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL)
+        .with_api_key_env("OPENROUTER_API_KEY")
+        .with_base_url_env("OPENROUTER_BASE_URL")
+        .with_catalog(model_info)
+        .with_dialect(dialect())
+}
+
+/// A builder for an OpenRouter client (key, base URL, model, retry policy, headers…).
+pub fn builder() -> ChatCompletionsBuilder {
+    ChatCompletions::builder_for(profile())
+}
+
+/// A client from `OPENROUTER_API_KEY` and (optionally) `OPENROUTER_BASE_URL`.
+///
+/// # Errors
+/// `Authentication` when `OPENROUTER_API_KEY` is unset.
+pub fn from_env() -> Result<OpenRouter, LlmError> {
+    builder().build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dive_core::{Message, Reasoning};
+
+    fn body(request: &ModelRequest) -> Value {
+        builder().api_key("k").build().unwrap().request_body(request, false)
+    }
+
+    #[test]
+    fn effort_and_budgets_use_the_unified_reasoning_object() {
+        let ask = |r: Reasoning| body(&ModelRequest::new(vec![Message::user("hi")]).with_reasoning(r));
+        let b = ask(Reasoning::effort(ReasoningEffort::High));
+        assert_eq!(b["reasoning"], json!({"effort": "high"}));
+        assert!(b.get("reasoning_effort").is_none());
+        assert_eq!(ask(Reasoning::budget(2048))["reasoning"], json!({"max_tokens": 2048}));
+        assert_eq!(ask(Reasoning::effort(ReasoningEffort::None))["reasoning"], json!({"enabled": false}));
+        assert_eq!(b["usage"], json!({"include": true}));
+        assert_eq!(body(&ModelRequest::new(vec![Message::user("hi")])).get("reasoning"), None);
+    }
+}
