@@ -111,7 +111,14 @@ fn convert(schema: &Value, path: &str) -> Result<Value, SchemaError> {
         _ => return Err(error(path, "false", "a schema that accepts nothing cannot be expressed")),
     };
     let mut out = Map::new();
-    let is_integer = object.get("type").and_then(Value::as_str) == Some("integer");
+    // `integer`, alone or with `null`: the only types an exclusive bound can be made inclusive on.
+    let is_integer = match object.get("type") {
+        Some(Value::String(t)) => t == "integer",
+        Some(Value::Array(types)) => {
+            types.contains(&json!("integer")) && types.iter().all(|t| t == "integer" || t == "null")
+        }
+        _ => false,
+    };
     for (key, value) in object {
         let here = |sub: &str| format!("{path}/{}", escape(sub));
         match key.as_str() {
