@@ -8,8 +8,7 @@ use dive_core::{
 };
 use dive_provider::reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use dive_provider::{
-    HttpOptions, ProviderError, RetryPolicy, api_key_from_env, check_status, open_stream, reqwest,
-    response_sse,
+    HttpOptions, ProviderError, RetryPolicy, api_key_from_env, open_stream, reqwest, response_sse,
 };
 use futures_util::StreamExt;
 use serde_json::Value;
@@ -18,6 +17,7 @@ use crate::PROVIDER;
 use crate::catalog::{DEFAULT_MODEL, model_info};
 use crate::decode::{decode_response, price};
 use crate::encode::{EncodeOptions, encode_request, request_model};
+use crate::error::check_status;
 use crate::stream::GeminiEvents;
 
 /// The default API endpoint.
@@ -238,7 +238,7 @@ impl Gemini {
             err.message = redact(&err.message, &[&self.api_key]);
             err
         })?;
-        check_status(PROVIDER, response, &[&self.api_key]).await
+        check_status(response, &[&self.api_key]).await
     }
 
     async fn generate_inner(&self, request: ModelRequest) -> Result<ModelResponse, ProviderError> {

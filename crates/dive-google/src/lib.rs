@@ -41,6 +41,7 @@ mod catalog;
 mod client;
 mod decode;
 mod encode;
+mod error;
 mod meta;
 mod schema;
 mod stream;

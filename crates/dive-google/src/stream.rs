@@ -27,6 +27,7 @@ use serde_json::Value;
 
 use crate::PROVIDER;
 use crate::decode::{CallIds, decode_part, decode_usage, finish, price};
+use crate::error::refine;
 use crate::meta::part_metadata;
 
 fn decode_error(message: String) -> ProviderError {
@@ -118,14 +119,8 @@ impl ChunkDecoder {
     pub fn chunk(&mut self, data: &str) -> Result<Vec<StreamEvent>, ProviderError> {
         let mut v: Value =
             serde_json::from_str(data).map_err(|e| decode_error(format!("stream chunk is not JSON: {e}")))?;
-        if let Some(error) = v.get("error") {
-            let status = error.get("status").and_then(Value::as_str).map(str::to_owned);
-            let mut e = ProviderError::from_stream_error(PROVIDER, &v);
-            if let Some(status) = status {
-                e.kind = stream_error_kind(&status, e.kind);
-                e.error_type = Some(status);
-            }
-            return Err(e);
+        if v.get("error").is_some() {
+            return Err(refine(ProviderError::from_stream_error(PROVIDER, &v), &v));
         }
         let mut out = Vec::new();
         if !self.started {
@@ -182,21 +177,6 @@ impl ChunkDecoder {
         let block = decode_part(part.clone(), &mut self.ids);
         let index = self.start(block, out);
         out.push(StreamEvent::ContentBlockStop { index });
-    }
-}
-
-/// Gemini reports stream errors with a gRPC status name; the ones that are not plain
-/// request errors get their own kind.
-fn stream_error_kind(status: &str, fallback: LlmErrorKind) -> LlmErrorKind {
-    match status {
-        "RESOURCE_EXHAUSTED" => LlmErrorKind::RateLimited,
-        "UNAVAILABLE" => LlmErrorKind::Overloaded,
-        "INTERNAL" => LlmErrorKind::Server,
-        "DEADLINE_EXCEEDED" => LlmErrorKind::Timeout,
-        "UNAUTHENTICATED" => LlmErrorKind::Authentication,
-        "PERMISSION_DENIED" => LlmErrorKind::PermissionDenied,
-        "INVALID_ARGUMENT" | "FAILED_PRECONDITION" => LlmErrorKind::InvalidRequest,
-        _ => fallback,
     }
 }
 
