@@ -7,6 +7,7 @@
 //! | Feature | Module | What it adds |
 //! |---|---|---|
 //! | `anthropic` | `dive::anthropic` | the Anthropic Messages API provider (enables `provider`) |
+//! | `google` | `dive::google` | the Google Gemini API provider (enables `provider`) |
 //! | `provider` | `dive::provider` | shared HTTP plumbing: client, retry policy, SSE, `ProviderError` |
 //! | `session`, `sqlite` | `dive::session` | session stores: memory, JSONL files, SQLite |
 //! | `toolkit` | `dive::toolkit` | built-in tools confined to a workspace |
@@ -50,3 +51,8 @@ pub use dive_provider as provider;
 #[cfg(feature = "anthropic")]
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
 pub use dive_anthropic as anthropic;
+
+/// The Google Gemini API provider (crate `dive-google`).
+#[cfg(feature = "google")]
+#[cfg_attr(docsrs, doc(cfg(feature = "google")))]
+pub use dive_google as google;

@@ -104,6 +104,19 @@ fn anthropic_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     (None, no_catalog)
 }
 
+#[cfg(feature = "google")]
+fn google_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(dive_google::Gemini::builder().model(model).build()?))
+    }
+    (Some(build), || dive_google::MODELS.clone())
+}
+
+#[cfg(not(feature = "google"))]
+fn google_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    (None, no_catalog)
+}
+
 /// A vendor not implemented in this version of the workspace yet.
 fn planned() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     (None, no_catalog)
@@ -152,7 +165,14 @@ fn entries() -> Vec<Entry> {
             "gpt-5.5",
             planned(),
         ),
-        entry("google", Some("GEMINI_API_KEY"), "GEMINI_BASE_URL", &["gemini-"], "gemini-3.5-pro", planned()),
+        entry(
+            "google",
+            Some("GEMINI_API_KEY"),
+            "GEMINI_BASE_URL",
+            &["gemini-"],
+            "gemini-3.5-pro",
+            google_entry(),
+        ),
         entry("grok", Some("XAI_API_KEY"), "XAI_BASE_URL", &["grok-"], "grok-5", planned()),
         entry(
             "mistral",
@@ -291,6 +311,8 @@ mod tests {
             assert!(err.to_string().contains("enable the `openai` feature"), "{err}");
         }
         let compiled = vendors().iter().filter(|v| v.compiled_in).count();
-        assert_eq!(cfg!(feature = "anthropic"), compiled >= 1);
+        assert_eq!(cfg!(feature = "anthropic") || cfg!(feature = "google"), compiled >= 1);
+        let google = vendors().iter().any(|v| v.name == "google" && v.compiled_in);
+        assert_eq!(google, cfg!(feature = "google"));
     }
 }
