@@ -14,8 +14,8 @@
 
 use std::time::Duration;
 
-use dive_core::{LlmErrorKind, Secret, redact};
-use dive_provider::{ProviderError, request_id, reqwest, retry_after};
+use dive_core::{LlmErrorKind, Secret};
+use dive_provider::{ProviderError, check_status_with, reqwest};
 use serde_json::Value;
 
 use crate::PROVIDER;
@@ -25,17 +25,10 @@ pub(crate) async fn check_status(
     response: reqwest::Response,
     secrets: &[&Secret],
 ) -> Result<reqwest::Response, ProviderError> {
-    let status = response.status();
-    if status.is_success() {
-        return Ok(response);
-    }
-    let headers = response.headers().clone();
-    let body = redact(&response.text().await.unwrap_or_default(), secrets);
-    let error = ProviderError::from_status(PROVIDER, status.as_u16(), &body)
-        .with_request_id(request_id(&headers))
-        .with_retry_after(retry_after(&headers));
-    let json: Value = serde_json::from_str(&body).unwrap_or_default();
-    Err(refine(error, &json))
+    check_status_with(PROVIDER, response, secrets, |error, body| {
+        refine(error, &serde_json::from_str(body).unwrap_or_default())
+    })
+    .await
 }
 
 /// Applies Gemini's error object (`{"error": {...}}` or the inner object) to a classified error.

@@ -2,7 +2,8 @@
 
 Usage: python3 sdk_stream.py FIXTURE
 Prints one JSON object:
-  {"problems": [...event-by-event check (validate_stream.py)...],
+  {"problems": [...every SSE event validated alone as a GenerateContentResponse, strict,
+                unknown keys rejected (the SDK's models forbid them)...],
    "path": the URL path the SDK called,
    "blocks": <the model turn the SDK's chat recorded, grouped as below>,
    "finish_reason": ..., "usage": <usageMetadata of the last chunk>, "recorded_valid": bool}
@@ -15,16 +16,13 @@ blocks: consecutive text parts with the same `thought` flag form one block, a pa
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import validate_stream  # noqa: E402
-
-from google import genai  # noqa: E402
-from google.genai import types  # noqa: E402
+from google import genai
+from google.genai import types
+from pydantic import ValidationError
 
 FIXTURE = sys.argv[1]
 BODY = open(FIXTURE, "rb").read()
@@ -45,6 +43,18 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("content-length", str(len(BODY)))
         self.end_headers()
         self.wfile.write(BODY)
+
+
+def problems(text: str) -> list[str]:
+    """Each `data:` payload (one event a blank-line-separated block) as a response on its own."""
+    out = []
+    for i, block in enumerate(b for b in text.replace("\r\n", "\n").split("\n\n") if b.strip()):
+        data = "\n".join(line[5:].lstrip(" ") for line in block.split("\n") if line.startswith("data:"))
+        try:
+            types.GenerateContentResponse.model_validate_json(data, strict=True)
+        except ValidationError as e:
+            out.append(f"#{i}: " + "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['type']}" for err in e.errors()[:4]))
+    return out
 
 
 def group(parts: list[dict]) -> list[dict]:
@@ -80,7 +90,7 @@ client = genai.Client(
     api_key="test",
     http_options=types.HttpOptions(base_url=f"http://127.0.0.1:{server.server_address[1]}"),
 )
-out = {"problems": validate_stream.validate("gemini", BODY.decode("utf-8")), "path": None, "blocks": None,
+out = {"problems": problems(BODY.decode("utf-8")), "path": None, "blocks": None,
        "finish_reason": None, "usage": None, "recorded_valid": None}
 chat = client.chats.create(model="gemini-test")
 last = None
