@@ -1,21 +1,7 @@
 //! JSON Schema (tool input schemas, response schemas) → the JSON Schema subset Gemini takes in
 //! `parametersJsonSchema` and `responseJsonSchema`.
 //!
-//! Every keyword has one decision; nothing is dropped silently unless it cannot change which
-//! values are valid:
-//!
-//! | Keywords | Decision |
-//! |---|---|
-//! | `type` (a name or a list such as `["string","null"]`), `properties`, `required`, `items`, `prefixItems`, `enum`, `format`, `title`, `description`, `default`, `example`, `minItems`, `maxItems`, `minimum`, `maximum`, `minLength`, `maxLength`, `pattern`, `minProperties`, `maxProperties`, `anyOf`, `additionalProperties`, `$ref`, `$defs`, `$id`, `$anchor`, `propertyOrdering`, `nullable` | sent as they are |
-//! | `const: v` | `enum: [v]` (same meaning) |
-//! | `definitions`, `#/definitions/…` refs | `$defs`, `#/$defs/…` (same meaning) |
-//! | `items: [a, b]` (draft-7 tuples) | `prefixItems: [a, b]` (same meaning) |
-//! | `exclusiveMinimum`/`exclusiveMaximum: n` on an `integer` with an integer `n` | `minimum: n+1` / `maximum: n-1` (same meaning) |
-//! | `allOf` with one subschema | merged into its parent when no keyword collides |
-//! | `uniqueItems: false` | dropped (it constrains nothing) |
-//! | `oneOf` | `anyOf`: Gemini reads `oneOf` as `anyOf` anyway; exclusivity is not enforced by the model |
-//! | `$schema`, `$comment`, `examples`, `readOnly`, `writeOnly`, `deprecated`, `contentEncoding`, `contentMediaType`, `x-…` | dropped: annotations that never change validity |
-//! | `not`, `if`/`then`/`else`, `allOf` (several), `dependentRequired`, `dependentSchemas`, `dependencies`, `patternProperties`, `propertyNames`, `unevaluatedProperties`, `unevaluatedItems`, `additionalItems`, `contains`, `minContains`, `maxContains`, `uniqueItems: true`, `multipleOf`, other `exclusiveMinimum`/`exclusiveMaximum`, `$dynamicRef`, `$recursiveRef`, any other keyword, a `false` schema | a [`SchemaError`] naming the keyword and where it is |
+//! The decision for every keyword is documented on [`convert_schema`].
 
 use std::fmt;
 
@@ -84,7 +70,23 @@ const ANNOTATIONS: &[&str] = &[
     "contentMediaType",
 ];
 
-/// Converts `schema` for Gemini (see the module table).
+/// Converts `schema` for Gemini.
+///
+/// Every keyword has one decision; nothing is dropped silently unless it cannot change which
+/// values are valid:
+///
+/// | Keywords | Decision |
+/// |---|---|
+/// | `type` (a name or a list such as `["string","null"]`), `properties`, `required`, `items`, `prefixItems`, `enum`, `format`, `title`, `description`, `default`, `example`, `minItems`, `maxItems`, `minimum`, `maximum`, `minLength`, `maxLength`, `pattern`, `minProperties`, `maxProperties`, `anyOf`, `additionalProperties`, `$ref`, `$defs`, `$id`, `$anchor`, `propertyOrdering`, `nullable` | sent as they are |
+/// | `const: v` | `enum: [v]` (same meaning) |
+/// | `definitions`, `#/definitions/…` refs | `$defs`, `#/$defs/…` (same meaning) |
+/// | `items: [a, b]` (draft-7 tuples) | `prefixItems: [a, b]` (same meaning) |
+/// | `exclusiveMinimum`/`exclusiveMaximum: n` on an `integer` with an integer `n` | `minimum: n+1` / `maximum: n-1` (same meaning) |
+/// | `allOf` with one subschema | merged into its parent when no keyword collides |
+/// | `uniqueItems: false` | dropped (it constrains nothing) |
+/// | `oneOf` | `anyOf`: Gemini reads `oneOf` as `anyOf` anyway; exclusivity is not enforced by the model |
+/// | `$schema`, `$comment`, `examples`, `readOnly`, `writeOnly`, `deprecated`, `contentEncoding`, `contentMediaType`, `x-…` | dropped: annotations that never change validity |
+/// | `not`, `if`/`then`/`else`, `allOf` (several), `dependentRequired`, `dependentSchemas`, `dependencies`, `patternProperties`, `propertyNames`, `unevaluatedProperties`, `unevaluatedItems`, `additionalItems`, `contains`, `minContains`, `maxContains`, `uniqueItems: true`, `multipleOf`, other `exclusiveMinimum`/`exclusiveMaximum`, `$dynamicRef`, `$recursiveRef`, any other keyword, a `false` schema | a [`SchemaError`] naming the keyword and where it is |
 ///
 /// ```
 /// use serde_json::json;
