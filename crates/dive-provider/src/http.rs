@@ -80,6 +80,21 @@ pub async fn check_status(
     response: reqwest::Response,
     secrets: &[&Secret],
 ) -> Result<reqwest::Response, ProviderError> {
+    check_status_with(provider, response, secrets, |error, _| error).await
+}
+
+/// [`check_status`] for providers whose error bodies say more than the common shape:
+/// `refine` gets the classified error and the (redacted) body, and returns the error to report
+/// (e.g. with a vendor status name as `error_type`, or a retry delay read from the body).
+///
+/// # Errors
+/// The refined error for a non-2xx status.
+pub async fn check_status_with(
+    provider: &'static str,
+    response: reqwest::Response,
+    secrets: &[&Secret],
+    refine: impl FnOnce(ProviderError, &str) -> ProviderError,
+) -> Result<reqwest::Response, ProviderError> {
     let status = response.status();
     if status.is_success() {
         return Ok(response);
@@ -88,9 +103,10 @@ pub async fn check_status(
     // A body that fails to arrive still leaves the status to classify by.
     let body = response.text().await.unwrap_or_default();
     let body = redact(&body, secrets);
-    Err(ProviderError::from_status(provider, status.as_u16(), &body)
+    let error = ProviderError::from_status(provider, status.as_u16(), &body)
         .with_request_id(request_id(&headers))
-        .with_retry_after(retry_after(&headers)))
+        .with_retry_after(retry_after(&headers));
+    Err(refine(error, &body))
 }
 
 #[cfg(test)]

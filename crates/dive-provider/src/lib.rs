@@ -31,7 +31,7 @@ mod stream;
 
 pub use client::{HttpOptions, api_key_from_env};
 pub use error::{ProviderError, classify};
-pub use http::{check_status, request_id, retry_after};
+pub use http::{check_status, check_status_with, request_id, retry_after};
 pub use retry::{RetryAttempt, RetryHook, RetryPolicy};
 pub use sse::{SseEvent, decode_sse, response_sse};
 pub use stream::open_stream;

@@ -12,6 +12,7 @@
 //! | `mistral` | `dive::mistral` | Mistral's Chat Completions (enables `provider`) |
 //! | `openrouter` | `dive::openrouter` | OpenRouter, any `org/model` id (enables `provider`) |
 //! | `grok` | `dive::grok` | xAI Grok through the Responses API (enables `provider`) |
+//! | `google` | `dive::google` | the Google Gemini API provider (enables `provider`) |
 //! | `provider` | `dive::provider` | shared HTTP plumbing: client, retry policy, SSE, `ProviderError` |
 //! | `session`, `sqlite` | `dive::session` | session stores: memory, JSONL files, SQLite |
 //! | `toolkit` | `dive::toolkit` | built-in tools confined to a workspace |
@@ -75,6 +76,10 @@ pub use dive_mistral as mistral;
 #[cfg_attr(docsrs, doc(cfg(feature = "openrouter")))]
 pub use dive_openrouter as openrouter;
 
+/// The Google Gemini API provider (crate `dive-google`).
+#[cfg(feature = "google")]
+#[cfg_attr(docsrs, doc(cfg(feature = "google")))]
+pub use dive_google as google;
 /// The xAI Grok provider (crate `dive-grok`).
 #[cfg(feature = "grok")]
 #[cfg_attr(docsrs, doc(cfg(feature = "grok")))]

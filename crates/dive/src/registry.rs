@@ -183,8 +183,16 @@ fn grok_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     (None, no_catalog)
 }
 
-/// A vendor not implemented in this version of the workspace yet.
-fn planned() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+#[cfg(feature = "google")]
+fn google_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
+    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(dive_google::Gemini::builder().model(model).build()?))
+    }
+    (Some(build), || dive_google::MODELS.clone())
+}
+
+#[cfg(not(feature = "google"))]
+fn google_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     (None, no_catalog)
 }
 
@@ -244,7 +252,14 @@ fn entries() -> Vec<Entry> {
             e.vendor.feature = "openai";
             e
         },
-        entry("google", Some("GEMINI_API_KEY"), "GEMINI_BASE_URL", &["gemini-"], "gemini-3.5-pro", planned()),
+        entry(
+            "google",
+            Some("GEMINI_API_KEY"),
+            "GEMINI_BASE_URL",
+            &["gemini-"],
+            "gemini-3.5-pro",
+            google_entry(),
+        ),
         entry("grok", Some("XAI_API_KEY"), "XAI_BASE_URL", &["grok-"], "grok-4", grok_entry()),
         entry(
             "mistral",
@@ -394,7 +409,14 @@ mod tests {
             Err(err) => assert!(err.to_string().contains("enable the `openai` feature"), "{err}"),
         }
         let compiled = vendors().iter().filter(|v| v.compiled_in).count();
-        assert_eq!(cfg!(feature = "anthropic") || cfg!(feature = "openai"), compiled >= 1);
+        let any_provider = cfg!(feature = "anthropic")
+            || cfg!(feature = "openai")
+            || cfg!(feature = "google")
+            || cfg!(feature = "grok")
+            || cfg!(feature = "mistral")
+            || cfg!(feature = "ollama")
+            || cfg!(feature = "openrouter");
+        assert_eq!(any_provider, compiled >= 1);
         if cfg!(feature = "openai") {
             let (vendor, model) = resolve_model("openai-completions/gpt-5.5").unwrap();
             assert_eq!(
@@ -402,5 +424,7 @@ mod tests {
                 ("openai-completions", "openai", "gpt-5.5")
             );
         }
+        let google = vendors().iter().any(|v| v.name == "google" && v.compiled_in);
+        assert_eq!(google, cfg!(feature = "google"));
     }
 }

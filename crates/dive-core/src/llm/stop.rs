@@ -50,9 +50,9 @@ impl StopKind {
 /// | tool_use | `tool_use`, `tool_calls`, `function_call` |
 /// | output_limit | `max_tokens`, `length`, `max_output_tokens` |
 /// | context_limit | `model_context_window_exceeded`, `model_length` |
-/// | refusal | `refusal`, `content_filter`, `safety`, `recitation`, `blocklist`, `prohibited_content`, `spii`, `image_safety`, `image_prohibited_content`, `image_recitation` |
+/// | refusal | `refusal`, `content_filter`, `safety`, `recitation`, `blocklist`, `prohibited_content`, `spii`, `image_safety`, `image_prohibited_content`, `image_recitation`, `language`, `model_armor` |
 /// | pause | `pause_turn` |
-/// | incomplete | `error`, `incomplete`, `cancelled`, `timeout`, `malformed_function_call`, `unexpected_tool_call`, `too_many_tool_calls` |
+/// | incomplete | `error`, `incomplete`, `cancelled`, `timeout`, `malformed_function_call`, `unexpected_tool_call`, `too_many_tool_calls`, `missing_thought_signature`, `malformed_response` |
 /// | other | anything else, including empty |
 ///
 /// ```
@@ -78,7 +78,10 @@ pub fn classify_stop_reason(raw: &str) -> StopKind {
         | "spii"
         | "image_safety"
         | "image_prohibited_content"
-        | "image_recitation" => StopKind::Refusal,
+        | "image_recitation"
+        // Gemini: an unsupported language, a Model Armor policy block.
+        | "language"
+        | "model_armor" => StopKind::Refusal,
         "pause_turn" => StopKind::Pause,
         "error"
         | "incomplete"
@@ -86,7 +89,10 @@ pub fn classify_stop_reason(raw: &str) -> StopKind {
         | "timeout"
         | "malformed_function_call"
         | "unexpected_tool_call"
-        | "too_many_tool_calls" => StopKind::Incomplete,
+        | "too_many_tool_calls"
+        // Gemini: a replayed history lost its thought signatures; an unparsable model output.
+        | "missing_thought_signature"
+        | "malformed_response" => StopKind::Incomplete,
         _ => StopKind::Other,
     }
 }
@@ -126,6 +132,11 @@ mod tests {
             ("MALFORMED_FUNCTION_CALL", StopKind::Incomplete),
             ("unexpected_tool_call", StopKind::Incomplete),
             ("too_many_tool_calls", StopKind::Incomplete),
+            ("MISSING_THOUGHT_SIGNATURE", StopKind::Incomplete),
+            ("malformed_response", StopKind::Incomplete),
+            ("LANGUAGE", StopKind::Refusal),
+            ("model_armor", StopKind::Refusal),
+            ("other", StopKind::Other),
             ("", StopKind::Other),
             ("finish_reason_unspecified", StopKind::Other),
         ];

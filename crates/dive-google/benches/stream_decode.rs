@@ -1,0 +1,94 @@
+//! Stream decoding cost: a long `streamGenerateContent` stream (thought chunks, text chunks,
+//! parallel function calls), fed in 37-byte chunks through `eventsource-stream`, the chunk
+//! decoder and the accumulator, reported as bytes/s and chunks/s.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::hint::black_box;
+
+use bytes::Bytes;
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use dive_google::{ChunkDecoder, GeminiEvents};
+use futures::StreamExt;
+use serde_json::json;
+
+const THOUGHT_CHUNKS: usize = 2000;
+const TEXT_CHUNKS: usize = 3000;
+
+/// The stream and its number of SSE events (chunks).
+fn long_stream() -> (Vec<u8>, u64) {
+    let mut s = String::new();
+    let mut n = 0u64;
+    let mut push = |parts: serde_json::Value, finish: Option<&str>| {
+        let mut candidate = json!({"content": {"role": "model", "parts": parts}, "index": 0});
+        if let Some(f) = finish {
+            candidate["finishReason"] = json!(f);
+        }
+        let chunk = json!({"candidates": [candidate], "modelVersion": "gemini-3.5-flash", "responseId": "bench",
+            "usageMetadata": {"promptTokenCount": 5000, "candidatesTokenCount": n, "totalTokenCount": 5000 + n}});
+        s.push_str(&format!("data: {chunk}\n\n"));
+        n += 1;
+    };
+    for i in 0..THOUGHT_CHUNKS {
+        push(json!([{"text": format!(" step {i}: consider"), "thought": true}]), None);
+    }
+    push(
+        json!([{"text": " done", "thought": true, "thoughtSignature": "EqQBCkYIBxgCKkDx".repeat(20)}]),
+        None,
+    );
+    for i in 0..TEXT_CHUNKS {
+        push(json!([{"text": format!(" word{i} and")}]), None);
+    }
+    let calls: Vec<_> = (0..4)
+        .map(|i| json!({"functionCall": {"name": "write_file", "args": {"path": format!("f{i}.txt"), "content": "x".repeat(200)}}}))
+        .collect();
+    push(json!(calls), Some("STOP"));
+    (s.into_bytes(), n)
+}
+
+fn decode(chunks: &[Bytes]) -> usize {
+    let input = futures::stream::iter(chunks.iter().cloned().map(Ok::<_, std::io::Error>));
+    let sse = dive_provider::decode_sse("google", input);
+    let mut events = GeminiEvents::new(Box::pin(sse), None);
+    futures::executor::block_on(async {
+        let mut n = 0;
+        while let Some(e) = events.next().await {
+            black_box(e.unwrap());
+            n += 1;
+        }
+        n
+    })
+}
+
+fn bench(c: &mut Criterion) {
+    let (bytes, chunks_count) = long_stream();
+    let chunks: Vec<Bytes> = bytes.chunks(37).map(Bytes::copy_from_slice).collect();
+    // start + 2 block starts/stops + one delta a chunk + signature + 4 calls (start, stop) + delta + stop
+    let expected = 1 + (THOUGHT_CHUNKS + 1) + 1 + 2 + TEXT_CHUNKS + 1 + 1 + 8 + 1 + 1;
+    assert_eq!(decode(&chunks), expected);
+
+    let mut group = c.benchmark_group("gemini_stream_decode");
+    group.throughput(Throughput::Bytes(bytes.len() as u64));
+    group.bench_function("bytes", |b| b.iter(|| decode(black_box(&chunks))));
+    group.throughput(Throughput::Elements(chunks_count));
+    group.bench_function("chunks", |b| b.iter(|| decode(black_box(&chunks))));
+    group.finish();
+
+    // Where the time goes: the chunk decoder alone, on pre-framed payloads.
+    let payloads: Vec<String> = String::from_utf8(bytes.clone())
+        .unwrap()
+        .split("\n\n")
+        .filter_map(|e| e.strip_prefix("data: ").map(str::to_owned))
+        .collect();
+    let mut parts = c.benchmark_group("gemini_stream_parts");
+    parts.throughput(Throughput::Elements(chunks_count));
+    parts.bench_function("chunk_decoder_only", |b| {
+        b.iter(|| {
+            let mut d = ChunkDecoder::new();
+            payloads.iter().map(|p| d.chunk(black_box(p)).unwrap().len()).sum::<usize>()
+        })
+    });
+    parts.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

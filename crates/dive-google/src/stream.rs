@@ -1,0 +1,341 @@
+//! `streamGenerateContent?alt=sse` chunks → dive-core [`StreamEvent`]s.
+//!
+//! Every SSE event is a whole `GenerateContentResponse` holding the *new* parts. Consecutive
+//! text parts grow one text block, consecutive thought parts one thinking block; a part that
+//! carries a `thoughtSignature` puts it on the block (a `MetadataDelta`, see
+//! [`crate`]'s metadata notes) and closes it, so the signature is replayed on a part that
+//! ends exactly where Gemini's did. A function call (always whole in one chunk) is one
+//! tool-use block; other parts are kept verbatim. `finishReason` (lowercased) and the last
+//! `usageMetadata` make the final `MessageDelta`; the end of the HTTP body after a finish
+//! reason is `MessageStop`.
+//!
+//! [`GeminiEvents`] feeds every event to a [`ResponseAccumulator`], so that an error chunk, a
+//! broken connection or a stream that ends without a finish reason becomes a typed
+//! [`ProviderError`] carrying the finished part of the response, never a silent success.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use dive_core::{
+    Content, ContentDelta, LlmErrorKind, MessageDelta, ModelResponse, Pricing, ResponseAccumulator,
+    StreamEvent, TextContent, ThinkingContent, Usage,
+};
+use dive_provider::{ProviderError, SseEvent};
+use futures_util::Stream;
+use serde_json::Value;
+
+use crate::PROVIDER;
+use crate::decode::{CallIds, decode_part, decode_usage, finish, price};
+use crate::error::refine;
+use crate::meta::part_metadata;
+
+fn decode_error(message: String) -> ProviderError {
+    ProviderError::new(PROVIDER, LlmErrorKind::Decode, message)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    Text,
+    Thought,
+}
+
+/// Turns chunks into events; pure, so tests and benches can drive it without HTTP.
+#[derive(Debug, Default)]
+pub struct ChunkDecoder {
+    started: bool,
+    open: Option<(usize, Open)>,
+    next_index: usize,
+    ids: CallIds,
+    usage: Usage,
+    stopped: bool,
+}
+
+impl ChunkDecoder {
+    /// A decoder for one response.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether a finish reason (or a prompt block reason) arrived.
+    #[must_use]
+    pub fn is_stopped(&self) -> bool {
+        self.stopped
+    }
+
+    fn close(&mut self, out: &mut Vec<StreamEvent>) {
+        if let Some((index, _)) = self.open.take() {
+            out.push(StreamEvent::ContentBlockStop { index });
+        }
+    }
+
+    fn start(&mut self, block: Content, out: &mut Vec<StreamEvent>) -> usize {
+        self.close(out);
+        let index = self.next_index;
+        self.next_index += 1;
+        out.push(StreamEvent::ContentBlockStart { index, content_block: block });
+        index
+    }
+
+    fn text_part(&mut self, kind: Open, text: &str, signature: Option<&str>, out: &mut Vec<StreamEvent>) {
+        let index = match self.open {
+            Some((index, open)) if open == kind => index,
+            _ => {
+                let block = match kind {
+                    Open::Text => Content::Text(TextContent::new("")),
+                    Open::Thought => {
+                        let mut t = ThinkingContent::new("", None);
+                        t.metadata = part_metadata(None, false);
+                        Content::Thinking(t)
+                    }
+                };
+                let index = self.start(block, out);
+                self.open = Some((index, kind));
+                index
+            }
+        };
+        if !text.is_empty() {
+            let delta = match kind {
+                Open::Text => ContentDelta::TextDelta { text: text.to_owned() },
+                Open::Thought => ContentDelta::ThinkingDelta { thinking: text.to_owned() },
+            };
+            out.push(StreamEvent::ContentBlockDelta { index, delta });
+        }
+        if signature.is_some() {
+            let metadata = part_metadata(signature, false);
+            out.push(StreamEvent::ContentBlockDelta {
+                index,
+                delta: ContentDelta::MetadataDelta { metadata },
+            });
+            self.close(out);
+        }
+    }
+
+    /// The events of one chunk (`data` of one SSE event).
+    ///
+    /// # Errors
+    /// A typed error for an error chunk; `Decode` for JSON that does not parse.
+    pub fn chunk(&mut self, data: &str) -> Result<Vec<StreamEvent>, ProviderError> {
+        let mut v: Value =
+            serde_json::from_str(data).map_err(|e| decode_error(format!("stream chunk is not JSON: {e}")))?;
+        if v.get("error").is_some() {
+            return Err(refine(ProviderError::from_stream_error(PROVIDER, &v), &v));
+        }
+        let mut out = Vec::new();
+        if !self.started {
+            self.started = true;
+            let mut message = ModelResponse::default();
+            message.id = v.get("responseId").and_then(Value::as_str).unwrap_or_default().to_owned();
+            message.model = v.get("modelVersion").and_then(Value::as_str).unwrap_or_default().to_owned();
+            self.ids.set_response_id(&message.id);
+            out.push(StreamEvent::MessageStart { message });
+        }
+        if let Some(u) = v.get("usageMetadata") {
+            self.usage.merge_snapshot(&decode_usage(u));
+        }
+        let candidate = v
+            .get_mut("candidates")
+            .and_then(Value::as_array_mut)
+            .and_then(|c| c.first_mut())
+            .map(Value::take)
+            .unwrap_or_default();
+        if let Some(Value::Array(parts)) = candidate.get("content").and_then(|c| c.get("parts")) {
+            for part in parts {
+                self.part(part, &mut out);
+            }
+        }
+        let (reason, details) = finish(&candidate, v.get("promptFeedback"));
+        if !reason.is_empty() {
+            self.close(&mut out);
+            self.stopped = true;
+            let mut delta = MessageDelta::stop(reason);
+            delta.stop_details = details;
+            out.push(StreamEvent::MessageDelta { delta, usage: Some(self.usage.clone()) });
+        } else if self.stopped && v.get("usageMetadata").is_some() {
+            // Usage that trails the finish reason.
+            out.push(StreamEvent::MessageDelta {
+                delta: MessageDelta::default(),
+                usage: Some(self.usage.clone()),
+            });
+        }
+        Ok(out)
+    }
+
+    fn part(&mut self, part: &Value, out: &mut Vec<StreamEvent>) {
+        let signature = part.get("thoughtSignature").and_then(Value::as_str);
+        let is_call = part.get("functionCall").is_some();
+        if !is_call && let Some(text) = part.get("text").and_then(Value::as_str) {
+            let kind = if part.get("thought").and_then(Value::as_bool) == Some(true) {
+                Open::Thought
+            } else {
+                Open::Text
+            };
+            self.text_part(kind, text, signature, out);
+            return;
+        }
+        let block = decode_part(part.clone(), &mut self.ids);
+        let index = self.start(block, out);
+        out.push(StreamEvent::ContentBlockStop { index });
+    }
+}
+
+/// The stream adapter: SSE events in, [`StreamEvent`]s out, with usage priced from the
+/// catalog and the end of the stream checked.
+pub struct GeminiEvents<S> {
+    inner: S,
+    decoder: ChunkDecoder,
+    pending: VecDeque<StreamEvent>,
+    acc: ResponseAccumulator,
+    pricing: Option<Pricing>,
+    finished: bool,
+}
+
+impl<S> std::fmt::Debug for GeminiEvents<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GeminiEvents").field("events", &self.acc.event_count()).finish_non_exhaustive()
+    }
+}
+
+impl<S> GeminiEvents<S>
+where
+    S: Stream<Item = Result<SseEvent, ProviderError>> + Unpin,
+{
+    /// Wraps a stream of SSE events; `pricing` sets `Usage::cost` on usage snapshots.
+    pub fn new(inner: S, pricing: Option<Pricing>) -> Self {
+        Self {
+            inner,
+            decoder: ChunkDecoder::new(),
+            pending: VecDeque::new(),
+            acc: ResponseAccumulator::new(),
+            pricing,
+            finished: false,
+        }
+    }
+
+    fn fail(&mut self, error: ProviderError) -> ProviderError {
+        self.finished = true;
+        self.pending.clear();
+        let acc = std::mem::take(&mut self.acc);
+        let started = acc.has_started();
+        let partial = acc.into_finished_response();
+        let error = if started { error.with_partial(partial) } else { error };
+        tracing::debug!(kind = %error.kind, "Gemini stream failed: {}", error.message);
+        error
+    }
+}
+
+impl<S> Stream for GeminiEvents<S>
+where
+    S: Stream<Item = Result<SseEvent, ProviderError>> + Unpin,
+{
+    type Item = Result<StreamEvent, ProviderError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        loop {
+            if let Some(mut event) = this.pending.pop_front() {
+                if let StreamEvent::MessageDelta { usage: Some(usage), .. } = &mut event {
+                    price(usage, this.pricing.as_ref());
+                }
+                if let Err(e) = this.acc.add(&event) {
+                    let e = decode_error(format!("inconsistent stream: {e}"));
+                    return Poll::Ready(Some(Err(this.fail(e))));
+                }
+                return Poll::Ready(Some(Ok(event)));
+            }
+            if this.finished {
+                return Poll::Ready(None);
+            }
+            let item = match Pin::new(&mut this.inner).poll_next(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(item) => item,
+            };
+            match item {
+                Some(Ok(sse)) => match this.decoder.chunk(&sse.data) {
+                    Ok(events) => this.pending.extend(events),
+                    Err(e) => return Poll::Ready(Some(Err(this.fail(e)))),
+                },
+                Some(Err(mut e)) => {
+                    if this.acc.has_started() {
+                        e.kind = LlmErrorKind::StreamInterrupted;
+                        e.message = format!("stream broke after it started: {}", e.message);
+                    }
+                    return Poll::Ready(Some(Err(this.fail(e))));
+                }
+                None if this.decoder.is_stopped() => {
+                    this.finished = true;
+                    this.pending.push_back(StreamEvent::MessageStop);
+                }
+                None => {
+                    let e = ProviderError::new(
+                        PROVIDER,
+                        LlmErrorKind::StreamInterrupted,
+                        "stream ended without a finish reason",
+                    );
+                    return Poll::Ready(Some(Err(this.fail(e))));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(events: &[StreamEvent]) -> Vec<String> {
+        events
+            .iter()
+            .map(|e| match e {
+                StreamEvent::MessageStart { .. } => "start".to_owned(),
+                StreamEvent::ContentBlockStart { index, content_block } => {
+                    format!("+{index}:{}", content_block.kind())
+                }
+                StreamEvent::ContentBlockDelta { index, delta } => format!(
+                    "~{index}:{}",
+                    serde_json::to_value(delta).unwrap()["type"].as_str().unwrap().to_owned()
+                ),
+                StreamEvent::ContentBlockStop { index } => format!("-{index}"),
+                StreamEvent::MessageDelta { delta, .. } => format!("delta:{:?}", delta.stop_reason),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn signatures_close_the_block_they_end() {
+        let mut d = ChunkDecoder::new();
+        let mut events = d
+            .chunk(r#"{"responseId":"r","candidates":[{"content":{"role":"model","parts":[{"text":"plan","thought":true}]}}]}"#)
+            .unwrap();
+        events.extend(d.chunk(r#"{"candidates":[{"content":{"parts":[{"text":" more","thought":true,"thoughtSignature":"AAA="}]}}]}"#).unwrap());
+        events.extend(d.chunk(r#"{"candidates":[{"content":{"parts":[{"text":"Hi"},{"text":" there"},{"text":"","thoughtSignature":"QkJC"}]},"finishReason":"STOP"}]}"#).unwrap());
+        assert_eq!(
+            kinds(&events),
+            [
+                "start",
+                "+0:thinking",
+                "~0:thinking_delta",
+                "~0:thinking_delta",
+                "~0:metadata_delta",
+                "-0",
+                "+1:text",
+                "~1:text_delta",
+                "~1:text_delta",
+                "~1:metadata_delta",
+                "-1",
+                "delta:Some(\"stop\")"
+            ]
+        );
+        assert!(d.is_stopped());
+    }
+
+    #[test]
+    fn error_chunks_are_typed() {
+        let e = ChunkDecoder::new()
+            .chunk(r#"{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}"#)
+            .unwrap_err();
+        assert_eq!((e.kind, e.error_type.as_deref()), (LlmErrorKind::Overloaded, Some("UNAVAILABLE")));
+    }
+}

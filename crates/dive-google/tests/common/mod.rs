@@ -1,0 +1,65 @@
+//! Helpers shared by the integration tests: fixtures, decoding a fixture through the real
+//! SSE decoder and [`GeminiEvents`], and a client that never reaches the network.
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use dive_core::{ResponseAccumulator, StreamEvent};
+use dive_google::{Gemini, GeminiEvents};
+use dive_provider::ProviderError;
+use futures::StreamExt;
+
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+pub fn interop_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop")
+}
+
+/// A client for encoding only (its base URL is a closed port).
+pub fn offline(model: &str) -> Gemini {
+    Gemini::builder()
+        .api_key("AIza-interop-not-a-key")
+        .base_url("http://127.0.0.1:9")
+        .model(model)
+        .build()
+        .unwrap()
+}
+
+/// Decodes SSE bytes fed in `chunk`-byte pieces: the events, the accumulated response and
+/// the error that ended the stream, if any.
+pub fn decode_bytes(
+    bytes: &[u8],
+    chunk: usize,
+) -> (Vec<StreamEvent>, ResponseAccumulator, Option<ProviderError>) {
+    let chunks: Vec<Result<Bytes, std::io::Error>> =
+        bytes.chunks(chunk.max(1)).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
+    let sse = dive_provider::decode_sse("google", futures::stream::iter(chunks));
+    let pricing = dive_google::model_info("gemini-3.5-flash").and_then(|m| m.pricing.clone());
+    let mut events = GeminiEvents::new(Box::pin(sse), pricing);
+    let mut acc = ResponseAccumulator::new();
+    let mut seen = Vec::new();
+    let mut error = None;
+    futures::executor::block_on(async {
+        while let Some(item) = events.next().await {
+            match item {
+                Ok(event) => {
+                    acc.add(&event).unwrap();
+                    seen.push(event);
+                }
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+    });
+    (seen, acc, error)
+}
+
+/// Decodes a fixture file in 37-byte pieces.
+pub fn decode_fixture(name: &str) -> (Vec<StreamEvent>, ResponseAccumulator, Option<ProviderError>) {
+    decode_bytes(&std::fs::read(fixture(name)).unwrap(), 37)
+}
