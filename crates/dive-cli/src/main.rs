@@ -143,16 +143,16 @@ fn models() {
         };
         if vendor.compiled_in {
             say!(
-                "  {:<11} compiled in   {key}; default {}/{}",
+                "  {:<18} compiled in   {key}; default {}/{}",
                 vendor.name,
                 vendor.name,
                 vendor.default_model
             );
         } else {
-            say!("  {:<11} not compiled in (build with the `{}` feature)", vendor.name, vendor.feature);
+            say!("  {:<18} not compiled in (build with the `{}` feature)", vendor.name, vendor.feature);
         }
     }
-    say!("  {:<11} compiled in   offline test model (--model test)", "test");
+    say!("  {:<18} compiled in   offline test model (--model test)", "test");
     let catalog = dive::catalog();
     if !catalog.is_empty() {
         say!("\nModels (context window, $ per million input/output tokens):");
