@@ -18,6 +18,10 @@
 //! | `toolkit` | `dive::toolkit` | built-in tools confined to a workspace |
 //! | `permission` | `dive::permission` | permission modes, rules, dialogs, the permission hook |
 //!
+//! `dive::model("vendor/model")` builds any compiled-in provider from a model spec (an explicit
+//! `vendor/` prefix wins, otherwise the model name's prefix picks the vendor); a vendor that is
+//! not compiled in is an error naming the feature to enable.
+//!
 //! ```
 //! use dive::{Message, Role};
 //! let m = Message::user("Hello");
