@@ -16,7 +16,10 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The event-by-event validator is shared by every provider's interop tests.
+sys.path.insert(
+    0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "dive-provider", "tests", "interop")
+)
 import validate_stream  # noqa: E402
 
 import anthropic  # noqa: E402
