@@ -54,6 +54,11 @@ pub struct ModelSettings {
     pub service_tier: Option<String>,
     /// Vendor-specific options, merged into the request's `provider_options`.
     pub provider_options: Map<String, Value>,
+    /// Whether model calls stream. `None` or `Some(true)`: stream whenever the provider can
+    /// (events reach `on_event` as they arrive); `Some(false)`: always call `generate` and
+    /// get each response whole (no model events are emitted, tool calls and messages still
+    /// are). Useful behind proxies that buffer or break server-sent events.
+    pub stream: Option<bool>,
 }
 
 macro_rules! setter {
@@ -98,6 +103,14 @@ impl ModelSettings {
         response_format: ResponseFormat);
     setter!(/// Sets the service tier.
         service_tier: String);
+    setter!(/// Turns streaming on (the default when the provider can) or off (`generate` only).
+        stream: bool);
+
+    /// Whether a call to a model that `supports_streaming` should stream.
+    #[must_use]
+    pub fn streams(&self, supports_streaming: bool) -> bool {
+        supports_streaming && self.stream != Some(false)
+    }
 
     /// Adds a provider feature flag.
     #[must_use]

@@ -98,6 +98,33 @@ async fn streaming_yields_events_then_message_then_tool_items_then_turn_ended() 
 }
 
 #[tokio::test]
+async fn streaming_can_be_turned_off_for_a_model_that_streams() {
+    let model =
+        ScriptedModel::new([ModelResponse::text("whole"), ModelResponse::text("streamed")]).streaming();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let options = |seen: &Arc<Mutex<Vec<&'static str>>>| {
+        let seen = Arc::clone(seen);
+        RunOptions::text("hi").on_event(move |item| {
+            if matches!(item, ResponseItem::ModelEvent { .. }) {
+                seen.lock().unwrap().push("event");
+            }
+            Ok(())
+        })
+    };
+    let agent = agent_with(&model).model_settings(ModelSettings::new().stream(false)).build().unwrap();
+    let response = agent.run(options(&seen)).await.unwrap();
+    assert_eq!(response.output_text(), "whole");
+    assert!(seen.lock().unwrap().is_empty(), "generate was called: no model events");
+    assert!(!response.model_calls[0].streamed);
+
+    let agent = agent_with(&model).model_settings(ModelSettings::new().stream(true)).build().unwrap();
+    let response = agent.run(options(&seen)).await.unwrap();
+    assert_eq!(response.output_text(), "streamed");
+    assert!(!seen.lock().unwrap().is_empty(), "stream was called: events reached on_event");
+    assert!(response.model_calls[0].streamed);
+}
+
+#[tokio::test]
 async fn event_callback_sees_items_and_its_error_ends_the_turn() {
     let model =
         ScriptedModel::new([calls(&[("c1", "echo", json!({"text": "a"}))]), ModelResponse::text("x")]);

@@ -143,7 +143,7 @@ impl Run {
     ) -> Result<ModelResponse, Exit> {
         let request = self.build_request(tools, last_call);
         let model = Arc::clone(&self.model);
-        let streaming = model.supports_streaming();
+        let streaming = self.agent.inner.settings.streams(model.supports_streaming());
         let requested = request.model.clone().unwrap_or_else(|| model.model().to_owned());
         let mut record = ModelCallRecord::new(iteration, model.provider(), requested.clone());
         record.streamed = streaming;
