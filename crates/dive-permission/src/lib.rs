@@ -47,5 +47,5 @@ pub use manager::{
 pub use matcher::SpecifierKind;
 pub use mode::PermissionMode;
 pub use rule::{Rule, Rules};
-pub use settings::{PermissionSettings, Settings, deep_merge};
+pub use settings::{PERMISSION_KEYS, PermissionSettings, Settings, SettingsFile, deep_merge};
 pub use shell::{ShellCommand, effective_commands, split_command};
