@@ -1,13 +1,23 @@
-//! Server-sent events decoded by `eventsource-stream` (never by hand), mapped to
+//! Server-sent events: a byte stream framed by the event-stream parser of the HTML standard
+//! (`sse/framer.rs`, linear in the stream whatever the read sizes), mapped to
 //! [`ProviderError`]s.
 
+use std::collections::VecDeque;
 use std::error::Error as StdError;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
 
 use dive_core::LlmErrorKind;
-use eventsource_stream::{EventStreamError, Eventsource};
-use futures_util::{Stream, StreamExt};
+use futures_util::Stream;
 
 use crate::ProviderError;
+
+mod framer;
+#[cfg(test)]
+mod tests;
+
+use framer::{Framer, MAX_EVENT_BYTES};
 
 /// One server-sent event.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -17,15 +27,28 @@ pub struct SseEvent {
     pub event: String,
     /// The `data:` lines joined with `\n`.
     pub data: String,
-    /// The `id:` field.
+    /// The last event ID: set by an `id:` field, it stays until the next one changes it.
     pub id: String,
+    /// The reconnection time the stream last set with a `retry:` field (digits only,
+    /// milliseconds); it stays like `id`.
+    pub retry: Option<Duration>,
 }
 
-/// Decodes a byte stream into [`SseEvent`]s. Comments (`: keep-alive`) are skipped, CRLF and
-/// LF framing and events split across chunks at any byte are handled by `eventsource-stream`.
+/// Decodes a byte stream into [`SseEvent`]s by the event-stream rules of the HTML standard:
+/// CR, LF and CRLF line ends (a CRLF may be split between reads), one leading UTF-8 BOM
+/// ignored, comments (`: keep-alive`) skipped, a single space after the colon removed, a blank
+/// line with no data dispatching nothing. Reads may split the stream at any byte, and their
+/// size never changes the cost per byte.
+///
+/// Two choices go beyond the standard. Bytes that are not UTF-8 become U+FFFD (the standard's
+/// decoding) rather than an error. When the body ends cleanly, an event still waiting for its
+/// blank line (and an unfinished last line) is dispatched, where the standard discards it:
+/// a server that closes its body on purpose has finished, and some vendors end their last
+/// event that way. A body that breaks dispatches nothing more.
 ///
 /// A transport error becomes a [`ProviderError`] of kind `Timeout` (a reqwest read
-/// timeout) or `Network`; bytes that are not UTF-8 or not SSE become `Decode`.
+/// timeout) or `Network`; an event over 64 MiB (a server that never ends a line) becomes
+/// `Decode`. The stream ends after its first error.
 ///
 /// ```
 /// use futures::StreamExt;
@@ -45,22 +68,13 @@ where
     B: AsRef<[u8]>,
     E: StdError + Send + Sync + 'static,
 {
-    bytes.eventsource().map(move |item| match item {
-        Ok(e) => Ok(SseEvent { event: e.event, data: e.data, id: e.id }),
-        Err(EventStreamError::Transport(e)) => {
-            let timeout = (&e as &(dyn StdError + 'static))
-                .downcast_ref::<reqwest::Error>()
-                .is_some_and(reqwest::Error::is_timeout);
-            let kind = if timeout { LlmErrorKind::Timeout } else { LlmErrorKind::Network };
-            Err(ProviderError::new(provider, kind, format!("stream transport failed: {e}")).with_source(e))
-        }
-        Err(EventStreamError::Utf8(e)) => {
-            Err(ProviderError::new(provider, LlmErrorKind::Decode, format!("stream is not UTF-8: {e}")))
-        }
-        Err(EventStreamError::Parser(e)) => {
-            Err(ProviderError::new(provider, LlmErrorKind::Decode, format!("malformed SSE: {e}")))
-        }
-    })
+    SseStream {
+        bytes: Box::pin(bytes),
+        framer: Framer::default(),
+        ready: VecDeque::new(),
+        done: false,
+        provider,
+    }
 }
 
 /// [`decode_sse`] over the body of a reqwest response.
@@ -69,4 +83,72 @@ pub fn response_sse(
     response: reqwest::Response,
 ) -> impl Stream<Item = Result<SseEvent, ProviderError>> + use<> {
     decode_sse(provider, response.bytes_stream())
+}
+
+/// The stream behind [`decode_sse`]: pulls reads until the framer has an event to give.
+struct SseStream<S> {
+    /// Boxed once per stream so callers may pass streams that are not `Unpin`.
+    bytes: Pin<Box<S>>,
+    framer: Framer,
+    ready: VecDeque<SseEvent>,
+    done: bool,
+    provider: &'static str,
+}
+
+impl<S, B, E> Stream for SseStream<S>
+where
+    S: Stream<Item = Result<B, E>>,
+    B: AsRef<[u8]>,
+    E: StdError + Send + Sync + 'static,
+{
+    type Item = Result<SseEvent, ProviderError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        // Every field is Unpin (the byte stream is boxed), so the struct is too.
+        let this = self.get_mut();
+        loop {
+            if let Some(event) = this.ready.pop_front() {
+                return Poll::Ready(Some(Ok(event)));
+            }
+            if this.done {
+                return Poll::Ready(None);
+            }
+            match this.bytes.as_mut().poll_next(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Some(Ok(chunk))) => {
+                    if this.framer.feed(chunk.as_ref(), &mut this.ready).is_err() {
+                        this.done = true;
+                        this.ready.clear();
+                        let message = format!(
+                            "an SSE event passed {} MiB without ending; the server's stream is not SSE",
+                            MAX_EVENT_BYTES / (1024 * 1024)
+                        );
+                        return Poll::Ready(Some(Err(ProviderError::new(
+                            this.provider,
+                            LlmErrorKind::Decode,
+                            message,
+                        ))));
+                    }
+                }
+                Poll::Ready(Some(Err(e))) => {
+                    // `ready` is empty here: a read is only awaited once every event is out.
+                    this.done = true;
+                    return Poll::Ready(Some(Err(transport(this.provider, e))));
+                }
+                Poll::Ready(None) => {
+                    this.done = true;
+                    this.framer.finish(&mut this.ready);
+                }
+            }
+        }
+    }
+}
+
+/// A transport failure: `Timeout` for a reqwest read timeout, `Network` otherwise.
+fn transport<E: StdError + Send + Sync + 'static>(provider: &'static str, e: E) -> ProviderError {
+    let timeout = (&e as &(dyn StdError + 'static))
+        .downcast_ref::<reqwest::Error>()
+        .is_some_and(reqwest::Error::is_timeout);
+    let kind = if timeout { LlmErrorKind::Timeout } else { LlmErrorKind::Network };
+    ProviderError::new(provider, kind, format!("stream transport failed: {e}")).with_source(e)
 }

@@ -1,0 +1,159 @@
+//! The event-stream parser of the HTML Living Standard ("Parsing an event stream",
+//! "Interpreting an event stream"), fed bytes as they arrive. Every byte is scanned once: the
+//! start of an unfinished line waits in one buffer and only the new bytes are searched for its
+//! end, so reads of any size cost time linear in the stream.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use memchr::{memchr, memchr2};
+
+use super::SseEvent;
+
+/// The UTF-8 byte order mark, ignored once at the start of the stream.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The most bytes one event may hold (its data and its unfinished line): a guard against a
+/// server that never ends a line.
+pub(crate) const MAX_EVENT_BYTES: usize = 64 * 1024 * 1024;
+
+/// The buffered bytes of one event passed [`MAX_EVENT_BYTES`].
+#[derive(Debug)]
+pub(crate) struct EventTooLarge;
+
+/// The parser state: the standard's buffers plus the unfinished line.
+#[derive(Debug)]
+pub(crate) struct Framer {
+    /// The start of a line whose end has not arrived yet; it never holds CR or LF.
+    partial: Vec<u8>,
+    /// The bytes so far ended with CR, so an LF starting the next ones completes a CRLF.
+    after_cr: bool,
+    /// No line has been interpreted yet (the BOM may still come).
+    first_line: bool,
+    /// The data buffer: each `data` value followed by LF.
+    data: Vec<u8>,
+    /// The event type buffer.
+    event_type: String,
+    /// The last event ID buffer; it outlives the event that set it.
+    last_id: String,
+    /// The reconnection time the last valid `retry` field set.
+    retry: Option<Duration>,
+}
+
+impl Default for Framer {
+    fn default() -> Self {
+        Self {
+            partial: Vec::new(),
+            after_cr: false,
+            first_line: true,
+            data: Vec::new(),
+            event_type: String::new(),
+            last_id: String::new(),
+            retry: None,
+        }
+    }
+}
+
+impl Framer {
+    /// Parses `bytes`, the next read of the stream, and queues every event it completes.
+    ///
+    /// # Errors
+    /// [`EventTooLarge`] when the event being read outgrows [`MAX_EVENT_BYTES`]; the parser
+    /// must not be fed again.
+    pub(crate) fn feed(&mut self, bytes: &[u8], out: &mut VecDeque<SseEvent>) -> Result<(), EventTooLarge> {
+        let mut rest = bytes;
+        if self.after_cr && !rest.is_empty() {
+            self.after_cr = false;
+            if rest[0] == b'\n' {
+                rest = &rest[1..];
+            }
+        }
+        while let Some(end) = memchr2(b'\n', b'\r', rest) {
+            if self.partial.is_empty() {
+                self.line(&rest[..end], out);
+            } else {
+                let mut line = std::mem::take(&mut self.partial);
+                line.extend_from_slice(&rest[..end]);
+                self.line(&line, out);
+                line.clear();
+                self.partial = line;
+            }
+            let mut next = end + 1;
+            if rest[end] == b'\r' {
+                match rest.get(next) {
+                    Some(b'\n') => next += 1,
+                    Some(_) => {}
+                    None => self.after_cr = true,
+                }
+            }
+            rest = &rest[next..];
+        }
+        self.partial.extend_from_slice(rest);
+        if self.partial.len() + self.data.len() > MAX_EVENT_BYTES {
+            return Err(EventTooLarge);
+        }
+        Ok(())
+    }
+
+    /// Ends the stream the way Dive does at a clean end of the body: an unfinished last line
+    /// is interpreted as if its line end had arrived, and an event still waiting for its blank
+    /// line is dispatched. (The standard discards both; that is what dropping the parser
+    /// without calling this does.)
+    pub(crate) fn finish(&mut self, out: &mut VecDeque<SseEvent>) {
+        if !self.partial.is_empty() {
+            let line = std::mem::take(&mut self.partial);
+            self.line(&line, out);
+        }
+        self.dispatch(out);
+    }
+
+    /// Interprets one line (without its line end).
+    fn line(&mut self, mut line: &[u8], out: &mut VecDeque<SseEvent>) {
+        if self.first_line {
+            self.first_line = false;
+            line = line.strip_prefix(BOM).unwrap_or(line);
+        }
+        let (name, value) = match memchr(b':', line) {
+            Some(0) => return, // a comment
+            Some(colon) => (&line[..colon], &line[colon + 1..]),
+            None if line.is_empty() => return self.dispatch(out),
+            None => (line, &b""[..]),
+        };
+        let value = value.strip_prefix(b" ").unwrap_or(value);
+        match name {
+            b"data" => {
+                self.data.extend_from_slice(value);
+                self.data.push(b'\n');
+            }
+            b"event" => self.event_type = String::from_utf8_lossy(value).into_owned(),
+            b"id" if !value.contains(&0) => self.last_id = String::from_utf8_lossy(value).into_owned(),
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                // Digits only, so the text is ASCII; a value past u64 milliseconds is ignored.
+                if let Ok(ms) = String::from_utf8_lossy(value).parse::<u64>() {
+                    self.retry = Some(Duration::from_millis(ms));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A blank line: dispatch the event if it has data, and reset the buffers either way.
+    fn dispatch(&mut self, out: &mut VecDeque<SseEvent>) {
+        if self.data.is_empty() {
+            self.event_type.clear();
+            return;
+        }
+        self.data.pop(); // the LF after the last data line
+        // The next event likely has a size like this one; cap what is kept for it.
+        let keep = self.data.len().min(64 * 1024);
+        let data = std::mem::replace(&mut self.data, Vec::with_capacity(keep));
+        let data =
+            String::from_utf8(data).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let event = if self.event_type.is_empty() {
+            "message".to_owned()
+        } else {
+            std::mem::take(&mut self.event_type)
+        };
+        out.push_back(SseEvent { event, data, id: self.last_id.clone(), retry: self.retry });
+    }
+}
