@@ -11,6 +11,9 @@ use crate::workspace::{Access, Workspace};
 
 /// Largest file Edit changes.
 pub const MAX_EDIT_BYTES: u64 = 10 * 1024 * 1024;
+/// Largest file whose diff a preview shows with the file's own line numbers (previews run on
+/// the caller's thread, so they read small files only).
+pub const MAX_PREVIEW_BYTES: u64 = 1024 * 1024;
 
 /// Input of [`EditTool`] (Claude Code's `Edit`).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -83,6 +86,21 @@ fn edit(ws: &Workspace, input: &EditInput) -> Result<ToolResult, String> {
     Ok(ToolResult::text(format!("Edited {shown}: replaced {count} {noun}\n{diff}")))
 }
 
+/// The edit's diff against the file itself, so its hunk headers carry the file's line
+/// numbers; `None` when the file is missing, too large for a preview, or the edit would fail
+/// (the snippet diff is shown instead).
+fn file_diff(ws: &Workspace, input: &EditInput) -> Option<String> {
+    let path = ws.resolve(&input.file_path, Access::Write).ok()?;
+    let mut file = ws.open_read(&path).ok()?;
+    if file.metadata().ok()?.len() > MAX_PREVIEW_BYTES {
+        return None;
+    }
+    let mut before = String::new();
+    std::io::Read::read_to_string(&mut file, &mut before).ok()?;
+    let (after, _) = replace(&before, &input.old_string, &input.new_string, input.replace_all).ok()?;
+    Some(short_diff(&ws.display(&path), &before, &after))
+}
+
 impl TypedTool for EditTool {
     type Input = EditInput;
 
@@ -100,11 +118,9 @@ impl TypedTool for EditTool {
     }
 
     fn preview(&self, input: &EditInput) -> Option<ToolPreview> {
-        Some(ToolPreview::new(format!("Edit {}", input.file_path)).with_details(short_diff(
-            &input.file_path,
-            &input.old_string,
-            &input.new_string,
-        )))
+        let diff = file_diff(&self.workspace, input)
+            .unwrap_or_else(|| short_diff(&input.file_path, &input.old_string, &input.new_string));
+        Some(ToolPreview::new(format!("Edit {}", input.file_path)).with_details(diff))
     }
 
     async fn call(&self, input: EditInput, _ctx: ToolContext) -> Result<ToolResult, ToolError> {
@@ -125,5 +141,25 @@ mod tests {
         assert!(replace("a", "z", "c", false).unwrap_err().contains("not found"));
         assert!(replace("a", "", "c", false).is_err());
         assert!(replace("a", "a", "a", false).is_err());
+    }
+
+    #[test]
+    fn the_preview_diff_has_the_files_line_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(dir.path().join("f.txt"), text).unwrap();
+        let tool = EditTool::new(Workspace::new(dir.path()).unwrap());
+        let input = EditInput {
+            file_path: "f.txt".into(),
+            old_string: "line 20\n".into(),
+            new_string: "line twenty\n".into(),
+            replace_all: false,
+        };
+        let details = tool.preview(&input).unwrap().details.unwrap();
+        assert!(details.contains("@@ -18,5 +18,5 @@"), "{details}");
+        assert!(details.contains("-line 20\n+line twenty"), "{details}");
+        let missing = EditInput { file_path: "none.txt".into(), ..input };
+        let details = tool.preview(&missing).unwrap().details.unwrap();
+        assert!(details.contains("+line twenty"), "a missing file falls back to the snippet: {details}");
     }
 }

@@ -30,6 +30,22 @@ impl WriteTool {
     }
 }
 
+/// Lines of the new content a preview shows.
+pub const MAX_PREVIEW_LINES: usize = 40;
+
+/// The first [`MAX_PREVIEW_LINES`] lines of the content to be written, then how many more.
+fn content_preview(content: &str) -> String {
+    let total = content.lines().count();
+    let mut out: String = content.lines().take(MAX_PREVIEW_LINES).map(|l| format!("{l}\n")).collect();
+    if total > MAX_PREVIEW_LINES {
+        out.push_str(&format!("… {} more lines\n", total - MAX_PREVIEW_LINES));
+    }
+    if content.is_empty() {
+        out.push_str("(empty file)\n");
+    }
+    out
+}
+
 impl TypedTool for WriteTool {
     type Input = WriteInput;
 
@@ -51,7 +67,8 @@ impl TypedTool for WriteTool {
     }
 
     fn preview(&self, input: &WriteInput) -> Option<ToolPreview> {
-        Some(ToolPreview::new(format!("Write {} ({} bytes)", input.file_path, input.content.len())))
+        let summary = format!("Write {} ({} bytes)", input.file_path, input.content.len());
+        Some(ToolPreview::new(summary).with_details(content_preview(&input.content)))
     }
 
     async fn call(&self, input: WriteInput, _ctx: ToolContext) -> Result<ToolResult, ToolError> {
@@ -73,5 +90,23 @@ impl TypedTool for WriteTool {
             })())
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_preview_shows_the_content_to_be_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let tool = WriteTool::new(Workspace::new(dir.path()).unwrap());
+        let content: String = (1..=45).map(|i| format!("row {i}\n")).collect();
+        let preview = tool.preview(&WriteInput { file_path: "a.txt".into(), content }).unwrap();
+        let details = preview.details.unwrap();
+        assert!(details.starts_with("row 1\nrow 2\n"), "{details}");
+        assert!(details.contains("row 40\n") && !details.contains("row 41\n"), "{details}");
+        assert!(details.ends_with("… 5 more lines\n"), "{details}");
+        assert_eq!(preview.summary, "Write a.txt (306 bytes)");
     }
 }
