@@ -35,6 +35,8 @@ pub use dive_core::*;
 
 mod registry;
 pub use registry::{ModelError, Vendor, catalog, model, resolve_model, vendors};
+#[cfg(feature = "provider")]
+pub use registry::{ModelOptions, model_with};
 
 /// Session stores (feature `session`; `SqliteStore` with feature `sqlite`).
 #[cfg(feature = "session")]

@@ -20,7 +20,65 @@ use std::sync::Arc;
 use dive_core::{Llm, LlmError, ModelInfo};
 
 /// Builds a provider for a model name.
-type BuildFn = fn(&str) -> Result<Arc<dyn Llm>, ModelError>;
+type BuildFn = fn(&str, &ModelOptions) -> Result<Arc<dyn Llm>, ModelError>;
+
+/// Transport settings for [`model_with`]: the retry policy (e.g. with an `on_retry` hook that
+/// shows retries) and HTTP options (e.g. the idle read timeout). Unset fields keep each
+/// provider's defaults.
+///
+/// ```
+/// use std::time::Duration;
+/// let options = dive::ModelOptions::default()
+///     .with_http(dive::provider::HttpOptions::default().with_read_timeout(Duration::from_secs(120)));
+/// assert!(options.retry.is_none());
+/// ```
+#[cfg(feature = "provider")]
+#[cfg_attr(docsrs, doc(cfg(feature = "provider")))]
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct ModelOptions {
+    /// The retry policy (default: each provider's).
+    pub retry: Option<dive_provider::RetryPolicy>,
+    /// HTTP transport options (default: each provider's).
+    pub http: Option<dive_provider::HttpOptions>,
+}
+
+#[cfg(feature = "provider")]
+impl ModelOptions {
+    /// Sets the retry policy.
+    #[must_use]
+    pub fn with_retry(mut self, retry: dive_provider::RetryPolicy) -> Self {
+        self.retry = Some(retry);
+        self
+    }
+
+    /// Sets the HTTP options.
+    #[must_use]
+    pub fn with_http(mut self, http: dive_provider::HttpOptions) -> Self {
+        self.http = Some(http);
+        self
+    }
+}
+
+/// Without any provider compiled in there is nothing to configure.
+#[cfg(not(feature = "provider"))]
+#[derive(Debug, Clone, Default)]
+struct ModelOptions;
+
+/// Applies [`ModelOptions`] to a provider builder that has `retry_policy` and `http_options`.
+#[cfg(feature = "provider")]
+macro_rules! configured {
+    ($builder:expr, $options:expr) => {{
+        let mut builder = $builder;
+        if let Some(retry) = &$options.retry {
+            builder = builder.retry_policy(retry.clone());
+        }
+        if let Some(http) = &$options.http {
+            builder = builder.http_options(http.clone());
+        }
+        builder
+    }};
+}
 
 /// One vendor the registry knows, compiled in or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,8 +151,8 @@ fn no_catalog() -> Vec<ModelInfo> {
 
 #[cfg(feature = "anthropic")]
 fn anthropic_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
-    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
-        Ok(Arc::new(dive_anthropic::Anthropic::builder().model(model).build()?))
+    fn build(model: &str, options: &ModelOptions) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(configured!(dive_anthropic::Anthropic::builder().model(model), options).build()?))
     }
     (Some(build), || dive_anthropic::MODELS.clone())
 }
@@ -106,8 +164,8 @@ fn anthropic_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
 
 #[cfg(feature = "openai")]
 fn openai_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
-    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
-        Ok(Arc::new(dive_openai::OpenAi::builder().model(model).build()?))
+    fn build(model: &str, options: &ModelOptions) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(configured!(dive_openai::OpenAi::builder().model(model), options).build()?))
     }
     (Some(build), || dive_openai::MODELS.clone())
 }
@@ -120,8 +178,8 @@ fn openai_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
 /// OpenAI through Chat Completions instead of the Responses API (`openai-completions/gpt-…`).
 #[cfg(feature = "openai")]
 fn openai_completions_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
-    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
-        Ok(Arc::new(dive_openai::ChatCompletions::builder().model(model).build()?))
+    fn build(model: &str, options: &ModelOptions) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(configured!(dive_openai::ChatCompletions::builder().model(model), options).build()?))
     }
     (Some(build), no_catalog)
 }
@@ -133,8 +191,8 @@ fn openai_completions_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
 
 #[cfg(feature = "ollama")]
 fn ollama_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
-    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
-        Ok(Arc::new(dive_ollama::Ollama::builder().model(model).build()?))
+    fn build(model: &str, options: &ModelOptions) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(configured!(dive_ollama::Ollama::builder().model(model), options).build()?))
     }
     (Some(build), || dive_ollama::MODELS.clone())
 }
@@ -146,8 +204,8 @@ fn ollama_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
 
 #[cfg(feature = "mistral")]
 fn mistral_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
-    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
-        Ok(Arc::new(dive_mistral::builder().model(model).build()?))
+    fn build(model: &str, options: &ModelOptions) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(configured!(dive_mistral::builder().model(model), options).build()?))
     }
     (Some(build), || dive_mistral::MODELS.clone())
 }
@@ -159,8 +217,8 @@ fn mistral_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
 
 #[cfg(feature = "openrouter")]
 fn openrouter_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
-    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
-        Ok(Arc::new(dive_openrouter::builder().model(model).build()?))
+    fn build(model: &str, options: &ModelOptions) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(configured!(dive_openrouter::builder().model(model), options).build()?))
     }
     (Some(build), || dive_openrouter::MODELS.clone())
 }
@@ -172,8 +230,8 @@ fn openrouter_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
 
 #[cfg(feature = "grok")]
 fn grok_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
-    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
-        Ok(Arc::new(dive_grok::builder().model(model).build()?))
+    fn build(model: &str, options: &ModelOptions) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(configured!(dive_grok::builder().model(model), options).build()?))
     }
     (Some(build), || dive_grok::MODELS.clone())
 }
@@ -185,8 +243,8 @@ fn grok_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
 
 #[cfg(feature = "google")]
 fn google_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
-    fn build(model: &str) -> Result<Arc<dyn Llm>, ModelError> {
-        Ok(Arc::new(dive_google::Gemini::builder().model(model).build()?))
+    fn build(model: &str, options: &ModelOptions) -> Result<Arc<dyn Llm>, ModelError> {
+        Ok(Arc::new(configured!(dive_google::Gemini::builder().model(model), options).build()?))
     }
     (Some(build), || dive_google::MODELS.clone())
 }
@@ -364,11 +422,26 @@ pub fn resolve_model(spec: &str) -> Result<(Vendor, String), ModelError> {
 /// As [`resolve_model`], plus [`ModelError::Provider`] when the provider cannot be built
 /// (typically its API key is not set).
 pub fn model(spec: &str) -> Result<Arc<dyn Llm>, ModelError> {
+    build_model(spec, &ModelOptions::default())
+}
+
+/// [`model`] with transport settings: a retry policy (with an `on_retry` hook, say) and HTTP
+/// options applied to whichever provider the spec selects.
+///
+/// # Errors
+/// As [`model`].
+#[cfg(feature = "provider")]
+#[cfg_attr(docsrs, doc(cfg(feature = "provider")))]
+pub fn model_with(spec: &str, options: &ModelOptions) -> Result<Arc<dyn Llm>, ModelError> {
+    build_model(spec, options)
+}
+
+fn build_model(spec: &str, options: &ModelOptions) -> Result<Arc<dyn Llm>, ModelError> {
     let (entry, model) = find(spec)?;
     let build = entry
         .build
         .ok_or(ModelError::NotCompiledIn { vendor: entry.vendor.name, feature: entry.vendor.feature })?;
-    build(&model)
+    build(&model, options)
 }
 
 /// The model catalogs of the vendors compiled in: `(vendor, model info)`.
