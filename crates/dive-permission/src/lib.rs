@@ -5,7 +5,8 @@
 //!
 //! **Invariant:** a deny rule wins in every mode, bypass included, and fails closed when the
 //! call's specifier cannot be read; an allow rule never allows a shell command with command
-//! substitution or with any segment it does not match.
+//! substitution, with any segment it does not match, or with an output redirection into a
+//! file that is not allowed as a `Write` inside the project root.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -29,6 +30,7 @@ mod hook;
 mod manager;
 mod matcher;
 mod mode;
+mod redirect;
 mod rule;
 mod settings;
 mod shell;
@@ -46,6 +48,7 @@ pub use manager::{
 };
 pub use matcher::SpecifierKind;
 pub use mode::PermissionMode;
+pub use redirect::{WriteTarget, output_redirections};
 pub use rule::{Rule, Rules};
 pub use settings::{PERMISSION_KEYS, PermissionSettings, Settings, SettingsFile, deep_merge};
 pub use shell::{ShellCommand, effective_commands, split_command};

@@ -2,7 +2,7 @@
 //! grants, allow rules and ask rules, in that order.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
 
 use dive_core::ToolAnnotations;
@@ -14,7 +14,7 @@ use crate::matcher::{
 };
 use crate::mode::PermissionMode;
 use crate::rule::{Rule, Rules};
-use crate::shell::{effective_commands, split_command};
+use crate::shell::{ShellCommand, effective_commands, split_command};
 
 /// Tool names treated as edit tools in `acceptEdits` mode (besides the edit hint).
 pub const EDIT_TOOLS: &[&str] =
@@ -27,6 +27,12 @@ const READ_FAMILY: &[&str] = &["Read", "Glob", "Grep", "ListDirectory", "LS"];
 /// Tools that edit files: `Edit(…)` rules apply to them too.
 const EDIT_FAMILY: &[&str] =
     &["Edit", "Write", "MultiEdit", "NotebookEdit", "TextEditor", "str_replace_based_edit_tool"];
+
+/// Redirection targets that write no file: output thrown away or sent where it goes anyway.
+const HARMLESS_TARGETS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr"];
+
+/// Commands after which a relative redirection target no longer names a workspace path.
+const DIRECTORY_CHANGERS: &[&str] = &["cd", "pushd", "popd"];
 
 /// Tools whose path is optional (they search from the root when it is missing).
 const OPTIONAL_PATH_TOOLS: &[&str] = &["Glob", "Grep", "ListDirectory", "LS"];
@@ -267,12 +273,18 @@ impl PermissionManager {
             return self.verdict(Decision::Deny, DecisionSource::Mode(mode), grant);
         }
         let grants = self.session_grants();
-        if let Some(rule) = self.allowed_by(&grants, call.name, kind.as_ref().map(|k| k.0), spec.as_deref()) {
+        if let Some(rule) =
+            self.allowed_by(&config, &grants, call.name, kind.as_ref().map(|k| k.0), spec.as_deref())
+        {
             return self.verdict(Decision::Allow, DecisionSource::SessionGrant(rule), grant);
         }
-        if let Some(rule) =
-            self.allowed_by(&config.rules.allow, call.name, kind.as_ref().map(|k| k.0), spec.as_deref())
-        {
+        if let Some(rule) = self.allowed_by(
+            &config,
+            &config.rules.allow,
+            call.name,
+            kind.as_ref().map(|k| k.0),
+            spec.as_deref(),
+        ) {
             return self.verdict(Decision::Allow, DecisionSource::AllowRule(rule), grant);
         }
         for rule in config.rules.ask.iter().filter(|r| rule_applies(r, call.name)) {
@@ -321,10 +333,12 @@ impl PermissionManager {
     }
 
     /// Allow matching: a rule without specifier; for Bash, the identical literal command, or
-    /// (without substitution) every segment matched by some rule; for paths, the resolved
-    /// path; for URLs the real host.
+    /// (without substitution) every segment matched by some rule and every file its output
+    /// redirections write allowed as a write ([`Self::writes_allowed`]); for paths, the
+    /// resolved path; for URLs the real host.
     fn allowed_by(
         &self,
+        config: &PermissionConfig,
         rules: &[Rule],
         tool: &str,
         kind: Option<SpecifierKind>,
@@ -351,6 +365,9 @@ impl PermissionManager {
                     let (r, _) = specs.iter().find(|(_, p)| command_matches(p, segment))?;
                     first.get_or_insert(*r);
                 }
+                if !self.writes_allowed(config, &parsed) {
+                    return None;
+                }
                 first.cloned()
             }
             SpecifierKind::Path => {
@@ -367,6 +384,49 @@ impl PermissionManager {
                 with_spec.into_iter().find(|(_, p)| wildcard(p, value)).map(|(r, _)| r.clone())
             }
         }
+    }
+
+    /// Whether every file `command`'s output redirections write could be written by the
+    /// Write tool without asking: `/dev/null`-like targets always; otherwise a literal path
+    /// (nothing the shell expands; relative only when no segment changes directory) that
+    /// resolves inside the root and that the deny, allow and ask rules and the mode allow as
+    /// a `Write` of that path.
+    fn writes_allowed(&self, config: &PermissionConfig, command: &ShellCommand) -> bool {
+        let moves = command
+            .segments
+            .iter()
+            .flat_map(|s| effective_commands(s))
+            .any(|c| c.split_whitespace().next().is_some_and(|w| DIRECTORY_CHANGERS.contains(&w)));
+        command.writes.iter().all(|target| {
+            let path = target.path.as_str();
+            target.literal
+                && (HARMLESS_TARGETS.contains(&path)
+                    || ((!moves || Path::new(path).is_absolute()) && self.write_allowed(config, path)))
+        })
+    }
+
+    /// Whether a `Write` of `path` inside the root would be allowed without asking.
+    fn write_allowed(&self, config: &PermissionConfig, path: &str) -> bool {
+        const TOOL: &str = "Write";
+        let (kind, spec) = (Some(SpecifierKind::Path), Some(path));
+        if !self.base.call_path(path).resolved.starts_with(&self.base.root) {
+            return false;
+        }
+        let applying = |rules: &[Rule]| -> Vec<Rule> {
+            rules.iter().filter(|r| rule_applies(r, TOOL)).cloned().collect()
+        };
+        if applying(&config.rules.deny).iter().any(|r| self.matches_any_part(r, kind, spec)) {
+            return false;
+        }
+        if self.allowed_by(config, &self.session_grants(), TOOL, kind, spec).is_some()
+            || self.allowed_by(config, &config.rules.allow, TOOL, kind, spec).is_some()
+        {
+            return true;
+        }
+        if applying(&config.rules.ask).iter().any(|r| self.matches_any_part(r, kind, spec)) {
+            return false;
+        }
+        matches!(config.mode, PermissionMode::AcceptEdits | PermissionMode::BypassPermissions)
     }
 
     /// The exact rule a session approval grants.

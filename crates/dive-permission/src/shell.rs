@@ -1,5 +1,7 @@
 //! Quote-aware splitting of a shell command into the segments `;` `&&` `||` `|` `&` and
-//! newlines separate, noting command substitution.
+//! newlines separate, noting command substitution and the files output redirections write.
+
+use crate::redirect::{WriteTarget, output_redirections};
 
 /// A command split for matching.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -12,6 +14,9 @@ pub struct ShellCommand {
     pub has_substitution: bool,
     /// The bodies of substitutions (checked against deny rules too).
     pub substitutions: Vec<String>,
+    /// The files the segments' output redirections write (`> f`, `2>> log`, `&> f`, …), in
+    /// order; `2>&1`-style descriptor duplications are not files and are not listed.
+    pub writes: Vec<WriteTarget>,
 }
 
 /// Splits `command` into segments, honouring quotes and backslash escapes.
@@ -82,9 +87,13 @@ pub fn split_command(command: &str) -> ShellCommand {
                 continue;
             }
             '&' | '|' if !double => {
-                // `&&`, `||`, `|`, `&` all separate; `>&`/`&>`/`|&` redirections stay put.
+                // `&&`, `||`, `|`, `&` all separate; `>&`/`&>`/`>|` redirections stay put.
                 let prev = cur.chars().last();
-                if c == '&' && (prev == Some('>') || prev == Some('<') || next == Some('>')) {
+                let redirect = match c {
+                    '&' => prev == Some('>') || prev == Some('<') || next == Some('>'),
+                    _ => prev == Some('>'),
+                };
+                if redirect {
                     cur.push(c);
                     i += 1;
                     continue;
@@ -99,6 +108,7 @@ pub fn split_command(command: &str) -> ShellCommand {
         i += 1;
     }
     flush(&mut cur, &mut out);
+    out.writes = out.segments.iter().flat_map(|s| output_redirections(s)).collect();
     out
 }
 
@@ -176,6 +186,7 @@ mod tests {
     fn splits_and_detects() {
         assert_eq!(split_command("a || b & c").segments, ["a", "b", "c"]);
         assert_eq!(split_command("make 2>&1 | tee log").segments, ["make 2>&1", "tee log"]);
+        assert_eq!(split_command("echo a >| f | wc").segments, ["echo a >| f", "wc"]);
         assert_eq!(split_command("echo \"x && y\"").segments, ["echo \"x && y\""]);
         assert_eq!(split_command("echo a\\;b").segments, ["echo a\\;b"]);
         let c = split_command("ls `whoami`; echo $(id -u)");
@@ -187,5 +198,8 @@ mod tests {
         let nested = split_command("echo $(a; $(b)) && c");
         assert_eq!(nested.segments, ["echo $(a; $(b))", "c"]);
         assert_eq!(nested.substitutions, ["a; $(b)"]);
+        let writes = split_command("echo a > one; make 2>&1 | tee log && ls &>> two");
+        let paths: Vec<&str> = writes.writes.iter().map(|w| w.path.as_str()).collect();
+        assert_eq!(paths, ["one", "two"]);
     }
 }

@@ -182,3 +182,20 @@ impl PermissionRequestBuilder {
         captured.lock().unwrap().take().unwrap()
     }
 }
+
+#[tokio::test]
+async fn without_a_dialog_a_redirect_past_an_allow_rule_is_refused() {
+    // Print mode has no dialog: what needs asking is refused, so `Bash(echo:*)` cannot write
+    // a file outside the workspace through `>`.
+    let root = tempfile::tempdir().unwrap();
+    let rules = Rules::parse(&["Bash(echo:*)"], &[], &[]).unwrap();
+    let manager = Arc::new(PermissionManager::new(PermissionConfig::new(rules).with_root(root.path())));
+    let hook = PermissionHook::new(manager);
+    let none = ToolAnnotations::default();
+    let plain = hook.decide("c1", "Bash", &json!({"command": "echo hi"}), &none, None).await;
+    assert!(matches!(plain, Outcome::Allowed { .. }), "{plain:?}");
+    let redirect = json!({"command": "echo text > /tmp/dive-redirect-probe"});
+    let out = hook.decide("c2", "Bash", &redirect, &none, None).await;
+    let Outcome::Denied { reason, .. } = out else { panic!("allowed: {out:?}") };
+    assert!(reason.contains("Bash"), "{reason}");
+}

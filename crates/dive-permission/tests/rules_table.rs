@@ -1,6 +1,6 @@
-//! The rule table: (mode, rules, call) → expected decision, 40+ cases covering deny-beats-
-//! bypass, segment-wise Bash matching, substitution, path globs on resolved paths, domains,
-//! modes and fail-closed denies.
+//! The rule table: (mode, rules, call) → expected decision, 88 cases covering deny-beats-
+//! bypass, segment-wise Bash matching, substitution, output redirection, path globs on
+//! resolved paths, domains, modes and fail-closed denies.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use dive_core::ToolAnnotations;
@@ -390,6 +390,81 @@ fn rule_table() {
         case(Plan, &["Bash"], &[], "Bash", bash("ls"), Deny, "plan denies non-read-only even when allowed"),
         case(BypassPermissions, &[], &[], "Bash", bash("make"), Allow, "bypass"),
     ];
+    // Output redirection: a redirect target must be allowed as a Write of that path inside the
+    // workspace, or the Bash allow rule does not match.
+    let redirects = [
+        (
+            Dflt,
+            &["Bash(echo:*)"][..],
+            "echo text > /tmp/dive-outside.txt",
+            Ask,
+            "redirect out of the workspace",
+        ),
+        (Dflt, &["Bash(echo:*)"][..], "echo text > notes.txt", Ask, "redirect without a Write allow"),
+        (
+            Dflt,
+            &["Bash(echo:*)", "Write(/src/**)"][..],
+            "echo x > src/gen.rs",
+            Allow,
+            "redirect Write allows",
+        ),
+        (Dflt, &["Bash(echo:*)", "Write(/src/**)"][..], "echo x>>src/deep/a.rs", Allow, "append, no blanks"),
+        (Dflt, &["Bash(echo:*)", "Edit(/src/**)"][..], "echo x > src/gen.rs", Allow, "Edit rules cover it"),
+        (
+            Dflt,
+            &["Bash(echo:*)", "Write(/src/**)"][..],
+            "echo x > src/../secrets/k",
+            Ask,
+            "redirect .. resolved",
+        ),
+        (Dflt, &["Bash(echo:*)", "Write(/src/**)"][..], "echo x > src/innocent.txt", Ask, "redirect symlink"),
+        (Dflt, &["Bash(echo:*)", "Edit(/**)"][..], "echo x &> /etc/passwd", Ask, "&> out of the workspace"),
+        (Dflt, &["Bash(echo:*)", "Edit(/**)"][..], "echo x >| /tmp/dive-f", Ask, ">| out of the workspace"),
+        (Dflt, &["Bash(make:*)", "Edit(/**)"][..], "make 2> /tmp/dive-err", Ask, "2> out of the workspace"),
+        (Dflt, &["Bash(cat:*)"][..], "cat <<< hi > /tmp/dive-f", Ask, "here-string into a file"),
+        (Dflt, &["Bash(cat:*)"][..], "cat <<EOF > /tmp/dive-f\nEOF", Ask, "here-document into a file"),
+        (Dflt, &["Bash(echo:*)", "Write(/src/**)"][..], "echo x > $HOME/src/a", Ask, "expanded target"),
+        (Dflt, &["Bash(echo:*)", "Write(/**)"][..], "echo x > ~/.bashrc", Ask, "~ target"),
+        (
+            Dflt,
+            &["Bash(cd:*)", "Bash(echo:*)", "Write(/src/**)"][..],
+            "cd /etc && echo x > src/a",
+            Ask,
+            "relative target after cd",
+        ),
+        (Dflt, &["Bash(echo:*)"][..], "echo quiet > /dev/null", Allow, "/dev/null is harmless"),
+        (Dflt, &["Bash(make:*)"][..], "make 2>&1 >&2 2>/dev/null", Allow, "descriptor duplication"),
+        (Dflt, &["Bash(echo:*)"][..], "echo 'a > /tmp/x'", Allow, "a quoted > is no redirect"),
+        (AcceptEdits, &["Bash(echo:*)"][..], "echo x > notes.txt", Allow, "acceptEdits: write in workspace"),
+        (AcceptEdits, &["Bash(echo:*)"][..], "echo x > /tmp/dive-f", Ask, "acceptEdits: not outside"),
+        (DontAsk, &["Bash(echo:*)"][..], "echo x > /tmp/dive-f", Deny, "dontAsk refuses the redirect"),
+        (Dflt, &["Bash(echo x > /tmp/dive-f)"][..], "echo x > /tmp/dive-f", Allow, "exact command named"),
+        (Dflt, &["Bash"][..], "echo x > /tmp/dive-f", Allow, "whole-tool Bash allow"),
+    ];
+    for (mode, allow, command, expect, why) in redirects {
+        cases.push(case(mode, allow, &[], "Bash", bash(command), expect, why));
+    }
+    cases.push(case(
+        Dflt,
+        &["Bash(echo:*)", "Write(/src/**)"],
+        &["Edit(/src/deep/**)"],
+        "Bash",
+        bash("echo x > src/deep/a.rs"),
+        Ask,
+        "a deny on the target path",
+    ));
+    cases.push(Case {
+        ask: &["Write(/src/**)"],
+        ..case(
+            AcceptEdits,
+            &["Bash(echo:*)"],
+            &[],
+            "Bash",
+            bash("echo x > src/a.rs"),
+            Ask,
+            "ask on the target",
+        )
+    });
     // Ask rules and annotations.
     cases.push(Case {
         ask: &["Bash(git push:*)"],
@@ -416,7 +491,7 @@ fn rule_table() {
         ..case(AcceptEdits, &[], &[], "patch_file", json!({}), Allow, "edit hint counts in acceptEdits")
     });
 
-    assert!(cases.len() >= 40, "{} cases", cases.len());
+    assert!(cases.len() >= 88, "{} cases", cases.len());
     let mut failures = Vec::new();
     for c in &cases {
         let rules = Rules::parse(c.allow, c.ask, c.deny).unwrap();

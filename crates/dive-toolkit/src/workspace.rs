@@ -136,6 +136,8 @@ impl Workspace {
     /// Replaces (or creates) a resolved file atomically: the bytes go to a temporary file in
     /// the same directory, which is synced and renamed over the target, so a crash never
     /// leaves half a file. Missing parent directories are created (inside the workspace).
+    /// A new file is created with the user's umask (0666 less the umask, typically 0644); a
+    /// replaced file keeps its mode.
     ///
     /// # Errors
     /// [`PathError::Escapes`] when the directory was swapped out of the workspace,
@@ -151,10 +153,13 @@ impl Workspace {
             return Err(self.escapes(resolved, Access::Write));
         }
         let permissions = std::fs::metadata(resolved).ok().map(|m| m.permissions());
-        let mut temp = tempfile::Builder::new()
-            .prefix(".dive-write-")
-            .tempfile_in(&real_parent)
-            .map_err(|e| io_error(&real_parent, e))?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".dive-write-");
+        // A new file gets what a plain create gets (0666 less the umask, applied by open(2)),
+        // not the temp file's private 0600; an existing file keeps its mode (set below).
+        #[cfg(unix)]
+        builder.permissions(<std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o666));
+        let mut temp = builder.tempfile_in(&real_parent).map_err(|e| io_error(&real_parent, e))?;
         self.verify_handle(temp.as_file(), resolved, Access::Write)?;
         temp.write_all(bytes).map_err(|e| io_error(resolved, e))?;
         if let Some(permissions) = permissions {

@@ -90,6 +90,69 @@ async fn write_keeps_file_permissions() {
     assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o755);
 }
 
+/// The mode bits (`rwx` for user, group, other) of a file.
+#[cfg(unix)]
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn new_files_get_the_umask_mode_not_a_private_one() {
+    let (dir, ws) = ws();
+    // What a plain create gets under this process's umask (0644 under the usual 022).
+    let reference = dir.path().join("reference");
+    fs::File::create(&reference).unwrap();
+    let expected = mode(&reference);
+    let umask = fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("Umask:").map(|v| v.trim().to_string())))
+        .and_then(|v| u32::from_str_radix(&v, 8).ok());
+    if let Some(umask) = umask {
+        assert_eq!(expected, 0o666 & !umask, "a plain create follows the umask");
+    }
+    assert_ne!(expected, 0o600, "this test needs a umask that leaves group or other some access");
+
+    let out =
+        call(&WriteTool::new(ws.clone()).into_tool(), json!({"file_path": "sub/new.txt", "content": "x"}))
+            .await;
+    assert!(!out.is_error, "{}", out.text_content());
+    assert_eq!(mode(&dir.path().join("sub/new.txt")), expected, "Write");
+    let ed = TextEditorTool::new(ws).into_tool();
+    let out = call(&ed, json!({"command": "create", "path": "made.txt", "file_text": "a\n"})).await;
+    assert!(!out.is_error, "{}", out.text_content());
+    assert_eq!(mode(&dir.path().join("made.txt")), expected, "TextEditor create");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn edits_keep_the_existing_mode() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let (dir, ws) = ws();
+    for (name, bits) in [("script.sh", 0o755), ("private.env", 0o600), ("shared.txt", 0o664)] {
+        fs::write(dir.path().join(name), "old line\n").unwrap();
+        fs::set_permissions(dir.path().join(name), fs::Permissions::from_mode(bits)).unwrap();
+    }
+    let edit = EditTool::new(ws.clone()).into_tool();
+    let out = call(&edit, json!({"file_path": "script.sh", "old_string": "old", "new_string": "new"})).await;
+    assert!(!out.is_error, "{}", out.text_content());
+    assert_eq!(mode(&dir.path().join("script.sh")), 0o755, "Edit");
+    let write = WriteTool::new(ws.clone()).into_tool();
+    let out = call(&write, json!({"file_path": "private.env", "content": "KEY=1\n"})).await;
+    assert!(!out.is_error, "{}", out.text_content());
+    assert_eq!(mode(&dir.path().join("private.env")), 0o600, "Write over a private file");
+    let ed = TextEditorTool::new(ws).into_tool();
+    let out = call(
+        &ed,
+        json!({"command": "str_replace", "path": "shared.txt", "old_str": "old", "new_str": "new"}),
+    )
+    .await;
+    assert!(!out.is_error, "{}", out.text_content());
+    assert_eq!(mode(&dir.path().join("shared.txt")), 0o664, "TextEditor str_replace");
+    assert_eq!(fs::read_to_string(dir.path().join("shared.txt")).unwrap(), "new line\n");
+}
+
 #[tokio::test]
 async fn edit_replaces_unique_or_all_and_shows_a_diff() {
     let (dir, ws) = ws();

@@ -121,6 +121,9 @@ impl ResponseAccumulator {
                 if delta.stop_details.is_some() {
                     self.response.stop_details.clone_from(&delta.stop_details);
                 }
+                for (k, v) in &delta.metadata {
+                    self.response.metadata.insert(k.clone(), v.clone());
+                }
                 if let Some(usage) = usage {
                     self.response.usage.merge_snapshot(usage);
                 }
@@ -343,6 +346,20 @@ mod tests {
         }
         let r = acc.into_response();
         assert_eq!((r.usage.input_tokens, r.usage.output_tokens), (100, 20));
+    }
+
+    #[test]
+    fn late_response_metadata_is_merged() {
+        let mut acc = ResponseAccumulator::new();
+        let mut start = ModelResponse::default();
+        start.metadata.insert("a".into(), json!(1));
+        acc.add(&StreamEvent::MessageStart { message: start }).unwrap();
+        let mut delta = MessageDelta::stop("stop");
+        delta.metadata.insert("groundingMetadata".into(), json!({"webSearchQueries": ["q"]}));
+        acc.add(&StreamEvent::MessageDelta { delta, usage: None }).unwrap();
+        let r = acc.into_response();
+        assert_eq!(r.metadata["a"], 1);
+        assert_eq!(r.metadata["groundingMetadata"]["webSearchQueries"][0], "q");
     }
 
     #[test]
