@@ -254,7 +254,7 @@ impl Gemini {
         let json: Value = serde_json::from_str(&text).map_err(|e| {
             ProviderError::new(PROVIDER, LlmErrorKind::Decode, format!("response is not JSON: {e}"))
         })?;
-        let mut response = decode_response(json);
+        let mut response = decode_response(json)?;
         let pricing = model_info(model).and_then(|m| m.pricing.clone());
         price(&mut response.usage, pricing.as_ref());
         Ok(response)

@@ -2,11 +2,14 @@
 //! share the part and usage decoders).
 
 use dive_core::{
-    Content, ImageContent, MediaSource, ModelResponse, Pricing, TextContent, ThinkingContent, ToolUse,
-    UnknownContent, Usage, new_id,
+    Content, ImageContent, LlmErrorKind, MediaSource, ModelResponse, Pricing, TextContent, ThinkingContent,
+    ToolUse, UnknownContent, Usage, new_id,
 };
+use dive_provider::ProviderError;
 use serde_json::{Map, Value, json};
 
+use crate::PROVIDER;
+use crate::grounding::grounding_citations;
 use crate::meta::{PART_KIND, part_metadata};
 
 fn count(v: &Value, key: &str) -> u64 {
@@ -103,9 +106,46 @@ pub(crate) fn decode_part(part: Value, ids: &mut CallIds) -> Content {
     unknown_part(part)
 }
 
+/// The error for a `functionCall` that carries arguments but no function name: such a call
+/// cannot be run or answered, so it never reaches the engine.
+pub(crate) fn nameless_call(call: &Value) -> ProviderError {
+    let keys: Vec<&str> =
+        call.as_object().map(|m| m.keys().map(String::as_str).collect()).unwrap_or_default();
+    ProviderError::new(
+        PROVIDER,
+        LlmErrorKind::Decode,
+        format!(
+            "Gemini sent a function call without a function name (fields: {}); \
+             it cannot be run, so the response was rejected: retry the request",
+            keys.join(", ")
+        ),
+    )
+}
+
+/// Whether a `functionCall` holds nothing at all (`{}`), the form that ends a call whose
+/// arguments were streamed.
+pub(crate) fn is_empty_call(call: &Value) -> bool {
+    call.as_object().is_some_and(|m| m.iter().all(|(k, v)| k == "willContinue" || v.is_null()))
+}
+
+/// Adds the citations of a candidate's `groundingMetadata` to the text blocks they cite.
+pub(crate) fn attach_grounding(metadata: &Value, content: &mut [Content]) {
+    let blocks: Vec<Option<&str>> =
+        content.iter().map(|c| if let Content::Text(t) = c { Some(t.text.as_str()) } else { None }).collect();
+    let citations = grounding_citations(metadata, &blocks);
+    for (block, citation) in citations {
+        if let Some(Content::Text(t)) = content.get_mut(block) {
+            t.citations.push(citation);
+        }
+    }
+}
+
 /// Decodes a whole `GenerateContentResponse`.
-pub(crate) fn decode_response(v: Value) -> ModelResponse {
-    let Value::Object(mut m) = v else { return ModelResponse::default() };
+///
+/// # Errors
+/// `Decode` when a function call has no name (see [`nameless_call`]).
+pub(crate) fn decode_response(v: Value) -> Result<ModelResponse, ProviderError> {
+    let Value::Object(mut m) = v else { return Ok(ModelResponse::default()) };
     let mut r = ModelResponse::default();
     let mut ids = CallIds::default();
     r.id = m.get("responseId").and_then(Value::as_str).unwrap_or_default().to_owned();
@@ -123,9 +163,22 @@ pub(crate) fn decode_response(v: Value) -> ModelResponse {
     r.stop_details = stop_details;
     candidate_metadata(&candidate, &mut r.metadata);
     if let Some(Value::Array(parts)) = candidate.get("content").and_then(|c| c.get("parts")).cloned() {
-        r.content = parts.into_iter().map(|p| decode_part(p, &mut ids)).collect();
+        for part in parts {
+            if let Some(call) = part.get("functionCall") {
+                if is_empty_call(call) {
+                    continue;
+                }
+                if call.get("name").and_then(Value::as_str).is_none_or(str::is_empty) {
+                    return Err(nameless_call(call));
+                }
+            }
+            r.content.push(decode_part(part, &mut ids));
+        }
     }
-    r
+    if let Some(grounding) = r.metadata.get("groundingMetadata") {
+        attach_grounding(grounding, &mut r.content);
+    }
+    Ok(r)
 }
 
 /// The lowercased finish reason (or prompt block reason) and the details that explain it
@@ -150,7 +203,10 @@ pub(crate) fn finish(candidate: &Value, feedback: Option<&Value>) -> (String, Op
 /// Grounding, citation and URL-context metadata of a candidate, kept on the response.
 pub(crate) fn candidate_metadata(candidate: &Value, out: &mut Map<String, Value>) {
     for key in ["groundingMetadata", "citationMetadata", "urlContextMetadata"] {
-        if let Some(v) = candidate.get(key).filter(|v| !v.is_null()) {
+        // Streams repeat an empty `groundingMetadata: {}` on every chunk before the real one.
+        if let Some(v) =
+            candidate.get(key).filter(|v| !v.is_null() && v.as_object().is_none_or(|m| !m.is_empty()))
+        {
             out.insert(key.into(), v.clone());
         }
     }
@@ -180,7 +236,8 @@ mod tests {
             {"functionCall": {"name": "c", "id": "srv-1"}},
             {"executableCode": {"language": "PYTHON", "code": "print(1)"}}
         ]}, "finishReason": "STOP"}]}),
-        );
+        )
+        .unwrap();
         let ids: Vec<_> = r.tool_uses().map(|t| t.id.as_str()).collect();
         assert_eq!(ids, ["call_r1_0", "call_r1_1", "srv-1"]);
         assert_eq!(r.stop_reason, "stop");
@@ -193,8 +250,22 @@ mod tests {
 
     #[test]
     fn blocked_prompt_reports_its_reason() {
-        let r = decode_response(json!({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}}));
+        let r = decode_response(json!({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}})).unwrap();
         assert_eq!(r.stop_reason, "prohibited_content");
         assert_eq!(r.stop_kind(), dive_core::StopKind::Refusal);
+    }
+
+    #[test]
+    fn nameless_calls_never_become_tool_calls() {
+        let e = decode_response(json!({"candidates": [{"content": {"parts": [
+            {"functionCall": {"args": {"city": "Paris"}}}]}, "finishReason": "STOP"}]}))
+        .unwrap_err();
+        assert_eq!(e.kind, LlmErrorKind::Decode);
+        assert!(e.message.contains("without a function name (fields: args)"), "{}", e.message);
+        // The empty form that ends a streamed call is no call at all.
+        let r = decode_response(json!({"candidates": [{"content": {"parts": [
+            {"text": "ok"}, {"functionCall": {}}]}, "finishReason": "STOP"}]}))
+        .unwrap();
+        assert_eq!((r.content.len(), r.tool_uses().count()), (1, 0));
     }
 }

@@ -1,8 +1,11 @@
 //! [`ModelRequest`] → `generateContent` request body.
 //!
 //! Every request first gets [`answer_unanswered_tool_calls`] (a backstop for broken
-//! histories) and reminders rendered as user text (reference §3.8; Gemini has no system role
-//! inside `contents`); the stored history is never changed.
+//! histories) and reminders rendered as user text (Gemini has no system role inside
+//! `contents`); the stored history is never changed. `provider_options` go to the top level
+//! of the body, except `generationConfig` and `toolConfig`, which merge into ours key by key
+//! (e.g. `{"toolConfig": {"functionCallingConfig": {"streamFunctionCallArguments": true}}}`
+//! turns on streamed function-call arguments and keeps the tool choice's `mode`).
 //!
 //! Function results: Gemini's `functionResponse` carries the function *name*, not a call id.
 //! Each result finds its call by `tool_use_id` among the model turns before it, takes that
@@ -66,16 +69,33 @@ pub(crate) fn encode_request(request: &ModelRequest, opts: &EncodeOptions<'_>) -
     }
     body.insert("generationConfig".into(), Value::Object(generation_config(request, model, opts)?));
     for (k, v) in &request.provider_options {
-        match (body.get_mut(k), v) {
-            (Some(Value::Object(ours)), Value::Object(theirs)) if k == "generationConfig" => {
-                ours.extend(theirs.iter().map(|(k, v)| (k.clone(), v.clone())));
-            }
+        match body.get_mut(k) {
+            Some(ours) if k == "generationConfig" || k == "toolConfig" => merge(ours, v),
             _ => {
                 body.insert(k.clone(), v.clone());
             }
         }
     }
     Ok(Value::Object(body))
+}
+
+/// Merges a provider option into the object the encoder built, key by key at every depth
+/// (so `toolConfig.functionCallingConfig.streamFunctionCallArguments` keeps the encoder's
+/// `mode`); a value that is not an object replaces ours.
+fn merge(ours: &mut Value, theirs: &Value) {
+    match (ours, theirs) {
+        (Value::Object(ours), Value::Object(theirs)) => {
+            for (k, v) in theirs {
+                match ours.get_mut(k) {
+                    Some(o) => merge(o, v),
+                    None => {
+                        ours.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        (ours, theirs) => *ours = theirs.clone(),
+    }
 }
 
 fn generation_config(

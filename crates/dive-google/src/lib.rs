@@ -42,7 +42,9 @@ mod client;
 mod decode;
 mod encode;
 mod error;
+mod grounding;
 mod meta;
+mod partial;
 mod schema;
 mod stream;
 

@@ -4,10 +4,17 @@
 //! text parts grow one text block, consecutive thought parts one thinking block; a part that
 //! carries a `thoughtSignature` puts it on the block (a `MetadataDelta`, see
 //! [`crate`]'s metadata notes) and closes it, so the signature is replayed on a part that
-//! ends exactly where Gemini's did. A function call (always whole in one chunk) is one
-//! tool-use block; other parts are kept verbatim. `finishReason` (lowercased) and the last
-//! `usageMetadata` make the final `MessageDelta`; the end of the HTTP body after a finish
-//! reason is `MessageStop`.
+//! ends exactly where Gemini's did. A whole function call is one tool-use block. A call whose
+//! arguments are streamed (a request with `streamFunctionCallArguments`) arrives as a named
+//! part with `willContinue: true`, then nameless parts carrying `partialArgs`, until a part
+//! without `willContinue`: it is one tool-use block whose input (assembled by
+//! [`PartialArgs`](crate::partial)) is sent as one `input_json_delta` when the call ends. A
+//! nameless call outside such a sequence never reaches the engine: the empty `{}` form is
+//! skipped, one with arguments is a `Decode` error. Other parts are kept verbatim.
+//! `finishReason` (lowercased) and the last `usageMetadata` make the final `MessageDelta`,
+//! which also carries the candidate's `groundingMetadata` (and citation / URL-context
+//! metadata) for [`ModelResponse::metadata`]; grounding supports become citations on the text
+//! blocks they cite. The end of the HTTP body after a finish reason is `MessageStop`.
 //!
 //! [`GeminiEvents`] feeds every event to a [`ResponseAccumulator`], so that an error chunk, a
 //! broken connection or a stream that ends without a finish reason becomes a typed
@@ -23,12 +30,16 @@ use dive_core::{
 };
 use dive_provider::{ProviderError, SseEvent};
 use futures_util::Stream;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::PROVIDER;
-use crate::decode::{CallIds, decode_part, decode_usage, finish, price};
+use crate::decode::{
+    CallIds, candidate_metadata, decode_part, decode_usage, finish, is_empty_call, nameless_call, price,
+};
 use crate::error::refine;
+use crate::grounding::grounding_citations;
 use crate::meta::part_metadata;
+use crate::partial::PartialArgs;
 
 fn decode_error(message: String) -> ProviderError {
     ProviderError::new(PROVIDER, LlmErrorKind::Decode, message)
@@ -40,15 +51,27 @@ enum Open {
     Thought,
 }
 
+/// A function call whose arguments are still streaming.
+#[derive(Debug)]
+struct StreamedCall {
+    index: usize,
+    args: PartialArgs,
+}
+
 /// Turns chunks into events; pure, so tests and benches can drive it without HTTP.
 #[derive(Debug, Default)]
 pub struct ChunkDecoder {
     started: bool,
     open: Option<(usize, Open)>,
+    call: Option<StreamedCall>,
     next_index: usize,
     ids: CallIds,
     usage: Usage,
     stopped: bool,
+    /// The text of every block so far (`None` for other blocks), for grounding citations.
+    texts: Vec<Option<String>>,
+    /// Candidate metadata (grounding, citations, URL context), the latest non-empty of each.
+    metadata: Map<String, Value>,
 }
 
 impl ChunkDecoder {
@@ -68,14 +91,35 @@ impl ChunkDecoder {
         if let Some((index, _)) = self.open.take() {
             out.push(StreamEvent::ContentBlockStop { index });
         }
+        if let Some(call) = self.call.take() {
+            let input = call.args.into_value();
+            out.push(StreamEvent::ContentBlockDelta {
+                index: call.index,
+                delta: ContentDelta::InputJsonDelta { partial_json: input.to_string() },
+            });
+            out.push(StreamEvent::ContentBlockStop { index: call.index });
+        }
     }
 
     fn start(&mut self, block: Content, out: &mut Vec<StreamEvent>) -> usize {
         self.close(out);
         let index = self.next_index;
         self.next_index += 1;
+        self.texts.push(if let Content::Text(t) = &block { Some(t.text.clone()) } else { None });
         out.push(StreamEvent::ContentBlockStart { index, content_block: block });
         index
+    }
+
+    /// Citations for the text blocks the grounding supports point at.
+    fn cite(&self, out: &mut Vec<StreamEvent>) {
+        let Some(grounding) = self.metadata.get("groundingMetadata") else { return };
+        let blocks: Vec<Option<&str>> = self.texts.iter().map(Option::as_deref).collect();
+        for (index, citation) in grounding_citations(grounding, &blocks) {
+            out.push(StreamEvent::ContentBlockDelta {
+                index,
+                delta: ContentDelta::CitationsDelta { citation },
+            });
+        }
     }
 
     fn text_part(&mut self, kind: Open, text: &str, signature: Option<&str>, out: &mut Vec<StreamEvent>) {
@@ -96,6 +140,9 @@ impl ChunkDecoder {
             }
         };
         if !text.is_empty() {
+            if let Some(Some(t)) = self.texts.get_mut(index) {
+                t.push_str(text);
+            }
             let delta = match kind {
                 Open::Text => ContentDelta::TextDelta { text: text.to_owned() },
                 Open::Thought => ContentDelta::ThinkingDelta { thinking: text.to_owned() },
@@ -142,41 +189,96 @@ impl ChunkDecoder {
             .unwrap_or_default();
         if let Some(Value::Array(parts)) = candidate.get("content").and_then(|c| c.get("parts")) {
             for part in parts {
-                self.part(part, &mut out);
+                self.part(part, &mut out)?;
             }
         }
+        let mut late = Map::new();
+        candidate_metadata(&candidate, &mut late);
+        self.metadata.extend(late.iter().map(|(k, v)| (k.clone(), v.clone())));
         let (reason, details) = finish(&candidate, v.get("promptFeedback"));
         if !reason.is_empty() {
+            self.cite(&mut out);
             self.close(&mut out);
             self.stopped = true;
             let mut delta = MessageDelta::stop(reason);
             delta.stop_details = details;
+            delta.metadata = self.metadata.clone();
             out.push(StreamEvent::MessageDelta { delta, usage: Some(self.usage.clone()) });
-        } else if self.stopped && v.get("usageMetadata").is_some() {
-            // Usage that trails the finish reason.
-            out.push(StreamEvent::MessageDelta {
-                delta: MessageDelta::default(),
-                usage: Some(self.usage.clone()),
-            });
+        } else if self.stopped && (v.get("usageMetadata").is_some() || !late.is_empty()) {
+            // Usage (or metadata) that trails the finish reason.
+            let mut delta = MessageDelta::default();
+            delta.metadata = late;
+            out.push(StreamEvent::MessageDelta { delta, usage: Some(self.usage.clone()) });
         }
         Ok(out)
     }
 
-    fn part(&mut self, part: &Value, out: &mut Vec<StreamEvent>) {
+    /// A `functionCall` part: a whole call, the start of a streamed one, or a piece of it.
+    fn call_part(
+        &mut self,
+        part: &Value,
+        call: &Value,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), ProviderError> {
+        let named = call.get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty());
+        let continues = call.get("willContinue").and_then(Value::as_bool) == Some(true);
+        let pieces = call.get("partialArgs").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+        if named {
+            self.close(out);
+            if !continues && pieces.is_empty() {
+                let block = decode_part(part.clone(), &mut self.ids);
+                let index = self.start(block, out);
+                out.push(StreamEvent::ContentBlockStop { index });
+                return Ok(());
+            }
+            let mut head = part.clone();
+            if let Some(Value::Object(c)) = head.get_mut("functionCall") {
+                for key in ["args", "partialArgs", "willContinue"] {
+                    c.remove(key);
+                }
+            }
+            let block = decode_part(head, &mut self.ids);
+            let index = self.start(block, out);
+            self.call = Some(StreamedCall { index, args: PartialArgs::new(call.get("args")) });
+        } else if let Some(open) = &mut self.call {
+            if let Some(args) = call.get("args") {
+                open.args.merge_args(args);
+            }
+        } else if is_empty_call(call) {
+            tracing::debug!("skipped an empty Gemini functionCall part outside a streamed call");
+            return Ok(());
+        } else {
+            return Err(nameless_call(call));
+        }
+        if let Some(open) = &mut self.call {
+            for piece in pieces {
+                open.args.apply(piece).map_err(|e| decode_error(format!("streamed function call: {e}")))?;
+            }
+        }
+        if !continues {
+            self.close(out);
+        }
+        Ok(())
+    }
+
+    fn part(&mut self, part: &Value, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
         let signature = part.get("thoughtSignature").and_then(Value::as_str);
-        let is_call = part.get("functionCall").is_some();
-        if !is_call && let Some(text) = part.get("text").and_then(Value::as_str) {
+        if let Some(call) = part.get("functionCall") {
+            return self.call_part(part, call, out);
+        }
+        if let Some(text) = part.get("text").and_then(Value::as_str) {
             let kind = if part.get("thought").and_then(Value::as_bool) == Some(true) {
                 Open::Thought
             } else {
                 Open::Text
             };
             self.text_part(kind, text, signature, out);
-            return;
+            return Ok(());
         }
         let block = decode_part(part.clone(), &mut self.ids);
         let index = self.start(block, out);
         out.push(StreamEvent::ContentBlockStop { index });
+        Ok(())
     }
 }
 

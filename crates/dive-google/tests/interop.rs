@@ -237,6 +237,13 @@ fn matrix() -> Vec<(&'static str, &'static str, ModelRequest)> {
     r.provider_options.insert("generationConfig".into(), json!({"seed": 7, "candidateCount": 1}));
     cases.push(("provider_options", flash3, r));
 
+    // Streamed function-call arguments, turned on through provider options.
+    let mut r = ModelRequest::new(vec![Message::user("Weather?")]).with_tools(vec![weather_tool()]);
+    r.tool_choice = Some(ToolChoice::Any);
+    r.provider_options
+        .insert("toolConfig".into(), json!({"functionCallingConfig": {"streamFunctionCallArguments": true}}));
+    cases.push(("stream_function_call_arguments", flash3, r));
+
     // The streamed turn of a fixture, replayed with its signatures, then answered.
     let (_, acc, error) = decode_fixture("thinking_parallel_calls.sse");
     assert!(error.is_none());
@@ -356,6 +363,10 @@ fn bodies_carry_what_each_case_asks_for() {
     );
     assert_eq!(bodies["provider_options"]["generationConfig"]["seed"], 7);
     assert_eq!(bodies["provider_options"]["generationConfig"]["maxOutputTokens"], 32_768);
+    assert_eq!(
+        bodies["stream_function_call_arguments"]["toolConfig"],
+        json!({"functionCallingConfig": {"mode": "ANY", "streamFunctionCallArguments": true}})
+    );
 
     // The streamed turn goes back with every signature on the part it came with.
     let turn = &bodies["replay_streamed_turn"]["contents"][1];

@@ -68,6 +68,10 @@ pub struct MessageDelta {
     /// Stop detail.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_details: Option<Value>,
+    /// Response-level provider metadata that arrives late in a stream (e.g. Gemini
+    /// `groundingMetadata`), merged key by key into [`ModelResponse::metadata`].
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub metadata: serde_json::Map<String, Value>,
 }
 
 impl MessageDelta {
@@ -164,6 +168,7 @@ impl StreamEvent {
                 stop_reason: Some(response.stop_reason.clone()),
                 stop_sequence: response.stop_sequence.clone(),
                 stop_details: response.stop_details.clone(),
+                metadata: serde_json::Map::new(),
             },
             usage: Some(response.usage.clone()),
         });

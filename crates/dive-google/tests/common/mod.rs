@@ -63,3 +63,17 @@ pub fn decode_bytes(
 pub fn decode_fixture(name: &str) -> (Vec<StreamEvent>, ResponseAccumulator, Option<ProviderError>) {
     decode_bytes(&std::fs::read(fixture(name)).unwrap(), 37)
 }
+
+/// A recorded fixture under `tests/fixtures/recorded/`.
+pub fn recorded(name: &str) -> PathBuf {
+    fixture(&format!("recorded/{name}"))
+}
+
+/// Decodes a recording kept as one JSON chunk a line (the `*.chunks.txt` form of the
+/// Vercel AI SDK's fixtures), framed as the `data:` events Gemini sends, in 37-byte pieces.
+pub fn decode_chunk_lines(name: &str) -> (Vec<StreamEvent>, ResponseAccumulator, Option<ProviderError>) {
+    let text = std::fs::read_to_string(recorded(name)).unwrap();
+    let sse: String =
+        text.lines().filter(|l| !l.trim().is_empty()).map(|l| format!("data: {l}\r\n\r\n")).collect();
+    decode_bytes(sse.as_bytes(), 37)
+}
