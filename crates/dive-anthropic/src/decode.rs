@@ -1,6 +1,6 @@
 //! Messages API responses → [`ModelResponse`], content blocks and [`Usage`].
 
-use dive_core::{Content, ModelResponse, Pricing, UnknownContent, Usage};
+use dive_core::{Content, ModelResponse, Pricing, UnknownContent, Usage, UsageIteration, UsageReport};
 use serde_json::{Map, Value, json};
 
 /// Decodes one response content block. Null fields are dropped, a `tool_use` block's
@@ -32,13 +32,53 @@ fn count(v: &Value, key: &str) -> u64 {
     v.get(key).and_then(Value::as_u64).unwrap_or(0)
 }
 
-/// Converts an Anthropic `usage` object (full or a `message_delta` frame).
-pub(crate) fn decode_usage(v: &Value) -> Usage {
-    let mut u = Usage::new(count(v, "input_tokens"), count(v, "output_tokens"))
-        .with_cache(count(v, "cache_read_input_tokens"), count(v, "cache_creation_input_tokens"));
-    u.reasoning_tokens = v.get("output_tokens_details").map_or(0, |d| count(d, "thinking_tokens"));
-    u.service_tier = v.get("service_tier").and_then(Value::as_str).map(str::to_owned);
-    u
+fn present(v: &Value, key: &str) -> Option<u64> {
+    v.get(key).and_then(Value::as_u64)
+}
+
+/// Reads an Anthropic `usage` object (a full one or a `message_delta` frame) as a snapshot:
+/// `message_delta` counts are cumulative totals and a field that is absent is "not
+/// applicable here", so only the fields present are reported (they replace the earlier value,
+/// see [`UsageReport`]). `iterations` is kept whole.
+pub(crate) fn decode_usage(v: &Value) -> UsageReport {
+    let mut r = UsageReport::default();
+    r.input_tokens = present(v, "input_tokens");
+    r.output_tokens = present(v, "output_tokens");
+    r.cache_read_input_tokens = present(v, "cache_read_input_tokens");
+    r.cache_creation_input_tokens = present(v, "cache_creation_input_tokens");
+    r.reasoning_tokens = v.get("output_tokens_details").and_then(|d| present(d, "thinking_tokens"));
+    r.service_tier = v.get("service_tier").and_then(Value::as_str).map(str::to_owned);
+    r.iterations = v.get("iterations").and_then(Value::as_array).map(|items| {
+        items
+            .iter()
+            .map(|i| {
+                let usage = Usage::new(count(i, "input_tokens"), count(i, "output_tokens"))
+                    .with_cache(count(i, "cache_read_input_tokens"), count(i, "cache_creation_input_tokens"));
+                let mut step =
+                    UsageIteration::new(i.get("type").and_then(Value::as_str).unwrap_or_default(), usage);
+                step.model = i.get("model").and_then(Value::as_str).map(str::to_owned);
+                step
+            })
+            .collect()
+    });
+    r
+}
+
+/// Iteration kinds whose tokens the top-level `usage` fields leave out although they are
+/// billed: a server-side `compaction` step is a separate sampling run of the same model.
+const BILLED_APART: [&str; 1] = ["compaction"];
+
+/// The call's billed usage: the top-level counters plus every iteration they leave out
+/// ([`BILLED_APART`]), the iterations kept as they came.
+pub(crate) fn billed(top: &Usage) -> Usage {
+    let mut total = top.clone();
+    for step in top.iterations.iter().filter(|s| BILLED_APART.contains(&s.kind.as_str())) {
+        total.input_tokens += step.usage.input_tokens;
+        total.output_tokens += step.usage.output_tokens;
+        total.cache_read_input_tokens += step.usage.cache_read_input_tokens;
+        total.cache_creation_input_tokens += step.usage.cache_creation_input_tokens;
+    }
+    total
 }
 
 /// Sets `usage.cost` from the catalog prices, when known.
@@ -58,7 +98,7 @@ pub(crate) fn decode_message(v: Value) -> ModelResponse {
     r.stop_reason = text(&m, "stop_reason").unwrap_or_default().to_lowercase();
     r.stop_sequence = text(&m, "stop_sequence");
     r.stop_details = m.remove("stop_details").filter(|v| !v.is_null());
-    r.usage = m.get("usage").map(decode_usage).unwrap_or_default();
+    r.usage = m.get("usage").map(|u| billed(&decode_usage(u).to_usage())).unwrap_or_default();
     if let Some(Value::Array(blocks)) = m.remove("content") {
         r.content = blocks.into_iter().map(decode_block).collect();
     }
@@ -95,7 +135,8 @@ mod tests {
     #[test]
     fn usage_maps_every_bucket() {
         let u = decode_usage(&json!({"input_tokens": 5, "output_tokens": 9, "cache_read_input_tokens": 100,
-            "cache_creation_input_tokens": 20, "output_tokens_details": {"thinking_tokens": 4}, "service_tier": "standard"}));
+            "cache_creation_input_tokens": 20, "output_tokens_details": {"thinking_tokens": 4}, "service_tier": "standard"}))
+        .to_usage();
         assert_eq!(
             (
                 u.input_tokens,

@@ -22,6 +22,12 @@ pub(crate) struct EncodeOptions<'a> {
     pub stream: bool,
 }
 
+/// The server-side compaction edit (`context_management.edits[].type`); its `compaction`
+/// blocks come back in the response and are replayed verbatim on the next request.
+pub(crate) const COMPACT_EDIT: &str = "compact_20260112";
+/// The beta the compaction edit needs.
+pub const COMPACTION_BETA: &str = "compact-2026-01-12";
+
 /// The body and the beta features it needs.
 #[derive(Debug)]
 pub(crate) struct Encoded {
@@ -109,6 +115,9 @@ pub(crate) fn encode_request(request: &ModelRequest, opts: &EncodeOptions<'_>) -
             request.context_management.iter().filter_map(|e| serde_json::to_value(e).ok()).collect();
         body.insert("context_management".into(), json!({ "edits": edits }));
         betas.push("context-management-2025-06-27".into());
+        if request.context_management.iter().any(|e| e.kind == COMPACT_EDIT) {
+            betas.push(COMPACTION_BETA.into());
+        }
     }
     if !request.mcp_servers.is_empty() {
         body.insert("mcp_servers".into(), Value::Array(request.mcp_servers.iter().map(encode_mcp).collect()));
@@ -402,4 +411,24 @@ fn encode_citation(c: &dive_core::Citation) -> Option<Value> {
         m.insert((*f).to_owned(), value.unwrap_or(Value::Null));
     }
     Some(Value::Object(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dive_core::{ContextEdit, Message};
+
+    #[test]
+    fn the_compaction_edit_asks_for_the_compaction_beta() {
+        let opts =
+            EncodeOptions { model: "claude-sonnet-5-5", max_tokens: 64, cache_ttl: None, stream: true };
+        let mut r = ModelRequest::new(vec![Message::user("hi")]);
+        r.context_management =
+            vec![serde_json::from_value::<ContextEdit>(json!({"type": "compact_20260112"})).unwrap()];
+        let encoded = encode_request(&r, &opts);
+        assert!(encoded.betas.iter().any(|b| b == COMPACTION_BETA), "{:?}", encoded.betas);
+        r.context_management =
+            vec![serde_json::from_value::<ContextEdit>(json!({"type": "clear_thinking_20251015"})).unwrap()];
+        assert!(!encode_request(&r, &opts).betas.iter().any(|b| b == COMPACTION_BETA));
+    }
 }

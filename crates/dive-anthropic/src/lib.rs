@@ -35,6 +35,7 @@ mod stream;
 
 pub use catalog::{DEFAULT_MODEL, MODELS, model_info, supports_system_messages};
 pub use client::{API_VERSION, Anthropic, AnthropicBuilder, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS};
+pub use encode::COMPACTION_BETA;
 pub use stream::{AnthropicEvents, map_event};
 
 /// The provider name reported by [`Anthropic`] and its errors.

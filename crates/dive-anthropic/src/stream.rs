@@ -3,27 +3,38 @@
 //! Every event type is handled: `message_start`, `content_block_start`,
 //! `content_block_delta` (`text_delta`, `input_json_delta`, `thinking_delta`,
 //! `signature_delta`, `citations_delta`), `content_block_stop`, `message_delta`,
-//! `message_stop`, `ping` and `error`. Unknown event and delta types are skipped (logged at
-//! debug), so a new API event never breaks an old client.
+//! `message_stop`, `ping` and `error`. Unknown event types are skipped (logged at debug), so
+//! a new API event never breaks an old client.
 //!
-//! [`AnthropicEvents`] feeds every event to a [`ResponseAccumulator`], so that an `error`
-//! event, a broken connection or a stream that ends without `message_stop` becomes a typed
-//! [`ProviderError`] carrying the finished part of the response, never a silent success.
+//! [`AnthropicEvents`] keeps what one event cannot say alone:
+//! - **Usage** is a snapshot: `message_delta` counts are cumulative and a field that is
+//!   present replaces the earlier value (even a lower one), one that is absent keeps it. The
+//!   usage sent on is the call's billed total: the top-level counters plus the
+//!   `usage.iterations` they leave out (a `compaction` step), priced from the catalog.
+//! - **Blocks this version cannot type** (`compaction`, a future block) are held from their
+//!   `content_block_start` to their `content_block_stop`, every delta merged in, and sent
+//!   on whole as [`Content::Unknown`](dive_core::Content::Unknown), so they replay byte for
+//!   byte ([`merge_delta`] says how a delta merges).
+//! - An `error` event, a broken connection or a stream that ends without `message_stop`
+//!   becomes a typed [`ProviderError`] carrying the finished part of the response, never a
+//!   silent success.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use dive_core::{
-    Citation, ContentDelta, LlmErrorKind, MessageDelta, Pricing, ResponseAccumulator, StreamEvent, Usage,
+    Citation, Content, ContentDelta, LlmErrorKind, MessageDelta, Pricing, ResponseAccumulator, StreamEvent,
+    UnknownContent, Usage, UsageReport,
 };
 use dive_provider::{ProviderError, SseEvent};
 use futures_util::Stream;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::PROVIDER;
-use crate::decode::{decode_block, decode_message, decode_usage, price};
+use crate::decode::{billed, decode_block, decode_message, decode_usage, price};
 
 fn decode_error(message: String) -> ProviderError {
     ProviderError::new(PROVIDER, LlmErrorKind::Decode, message)
@@ -76,27 +87,46 @@ fn fast_delta(data: &str) -> Option<StreamEvent> {
     Some(StreamEvent::ContentBlockDelta { index: d.index, delta })
 }
 
-/// Maps one SSE event. `Ok(None)` for events that carry nothing for the caller.
-///
-/// # Errors
-/// A typed error for an `error` event; `Decode` for JSON that does not parse.
-pub fn map_event(event: &SseEvent) -> Result<Option<StreamEvent>, ProviderError> {
+/// What one SSE event means, before the adapter's state is applied.
+enum Mapped {
+    /// A stream event as it stands.
+    Event(StreamEvent),
+    /// `message_start`: the message (its usage still empty) and the usage it reported.
+    Start(StreamEvent, UsageReport),
+    /// `message_delta`: the stop fields and the usage it reported.
+    Delta(MessageDelta, Option<UsageReport>),
+    /// A block this version cannot type starts; `raw` is its JSON object.
+    HeldStart { index: usize, raw: Map<String, Value> },
+    /// A delta of a type this version does not model.
+    RawDelta { index: usize },
+    /// Nothing for the caller.
+    Skip,
+}
+
+fn map_raw(event: &SseEvent) -> Result<Mapped, ProviderError> {
     if event.event == "content_block_delta"
         && let Some(fast) = fast_delta(&event.data)
     {
-        return Ok(Some(fast));
+        return Ok(Mapped::Event(fast));
     }
     let mut data: Value = serde_json::from_str(&event.data)
         .map_err(|e| decode_error(format!("stream event {:?} is not JSON: {e}", event.event)))?;
     let kind = data.get("type").and_then(Value::as_str).unwrap_or(&event.event).to_owned();
     let out = match kind.as_str() {
-        "message_start" => StreamEvent::MessageStart {
-            message: decode_message(data.get_mut("message").map(Value::take).unwrap_or_default()),
-        },
+        "message_start" => {
+            let mut message = data.get_mut("message").map(Value::take).unwrap_or_default();
+            let report = message.get_mut("usage").map(|u| decode_usage(&u.take())).unwrap_or_default();
+            let mut message = decode_message(message);
+            message.usage = Usage::default();
+            return Ok(Mapped::Start(StreamEvent::MessageStart { message }, report));
+        }
         "content_block_start" => {
             let index = index(&data)?;
             let block = data.get_mut("content_block").map(Value::take).unwrap_or_default();
-            StreamEvent::ContentBlockStart { index, content_block: decode_block(block) }
+            return Ok(match decode_block(block) {
+                Content::Unknown(u) => Mapped::HeldStart { index, raw: u.raw },
+                content_block => Mapped::Event(StreamEvent::ContentBlockStart { index, content_block }),
+            });
         }
         "content_block_delta" => {
             let index = index(&data)?;
@@ -116,10 +146,7 @@ pub fn map_event(event: &SseEvent) -> Result<Option<StreamEvent>, ProviderError>
                         .ok_or_else(|| decode_error("citations_delta without a citation".into()))?;
                     ContentDelta::CitationsDelta { citation }
                 }
-                other => {
-                    tracing::debug!(delta = other, "skipping unknown Anthropic delta type");
-                    return Ok(None);
-                }
+                _ => return Ok(Mapped::RawDelta { index }),
             };
             StreamEvent::ContentBlockDelta { index, delta }
         }
@@ -130,26 +157,131 @@ pub fn map_event(event: &SseEvent) -> Result<Option<StreamEvent>, ProviderError>
             delta.stop_reason = d.get("stop_reason").and_then(Value::as_str).map(str::to_owned);
             delta.stop_sequence = d.get("stop_sequence").and_then(Value::as_str).map(str::to_owned);
             delta.stop_details = d.get("stop_details").filter(|v| !v.is_null()).cloned();
-            StreamEvent::MessageDelta { delta, usage: data.get("usage").map(decode_usage) }
+            return Ok(Mapped::Delta(delta, data.get("usage").map(decode_usage)));
         }
         "message_stop" => StreamEvent::MessageStop,
         "ping" => StreamEvent::Ping,
         "error" => return Err(ProviderError::from_stream_error(PROVIDER, &data)),
         other => {
             tracing::debug!(event = other, "skipping unknown Anthropic stream event");
-            return Ok(None);
+            return Ok(Mapped::Skip);
         }
     };
-    Ok(Some(out))
+    Ok(Mapped::Event(out))
 }
 
-/// The stream adapter: SSE events in, [`StreamEvent`]s out, with usage priced from the
-/// catalog and the end of the stream checked.
+/// Maps one SSE event on its own. `Ok(None)` for events that carry nothing for the caller.
+///
+/// Without the rest of the stream an event can only say what it says itself: a usage frame
+/// is returned as that frame's counts (absent fields as zero), a block this version cannot
+/// type is returned as it started and a delta of a type this version does not model is
+/// skipped. [`AnthropicEvents`] applies the stream's state (usage snapshots, held blocks).
+///
+/// # Errors
+/// A typed error for an `error` event; `Decode` for JSON that does not parse.
+pub fn map_event(event: &SseEvent) -> Result<Option<StreamEvent>, ProviderError> {
+    Ok(match map_raw(event)? {
+        Mapped::Event(e) => Some(e),
+        Mapped::Start(mut e, report) => {
+            if let StreamEvent::MessageStart { message } = &mut e {
+                message.usage = billed(&report.to_usage());
+            }
+            Some(e)
+        }
+        Mapped::Delta(delta, report) => {
+            Some(StreamEvent::MessageDelta { delta, usage: report.map(|r| billed(&r.to_usage())) })
+        }
+        Mapped::HeldStart { index, raw } => Some(StreamEvent::ContentBlockStart {
+            index,
+            content_block: Content::Unknown(UnknownContent::from_raw(raw)),
+        }),
+        Mapped::RawDelta { index } => {
+            tracing::debug!(index, "skipping a delta of a type this version does not model");
+            None
+        }
+        Mapped::Skip => None,
+    })
+}
+
+/// Merges one `content_block_delta` into a block this version cannot type (its JSON object).
+///
+/// A `compaction` block's `compaction_delta` appends its `content` to the summary (a
+/// summary may come in pieces) and replaces every other field it carries
+/// (`encrypted_content` is one opaque value, sent whole). For any other block:
+/// `input_json_delta` pieces are joined and parsed into `input` when the block stops
+/// (`partial` holds them), a `citations_delta` is appended to `citations`, and every other
+/// field of the delta appends to a string field of the same name or replaces the field. Null
+/// values carry nothing.
+pub(crate) fn merge_delta(block: &mut Map<String, Value>, delta: Map<String, Value>, partial: &mut String) {
+    let kind = delta.get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let compaction = block.get("type").and_then(Value::as_str) == Some("compaction");
+    for (key, value) in delta {
+        if key == "type" || value.is_null() {
+            continue;
+        }
+        match (kind.as_str(), key.as_str()) {
+            ("input_json_delta", "partial_json") => partial.push_str(value.as_str().unwrap_or_default()),
+            ("citations_delta", "citation") => match block.get_mut("citations") {
+                Some(Value::Array(list)) => list.push(value),
+                _ => {
+                    block.insert("citations".into(), Value::Array(vec![value]));
+                }
+            },
+            ("compaction_delta", k) if compaction && k != "content" => {
+                block.insert(key, value);
+            }
+            _ => match (block.get_mut(&key), &value) {
+                (Some(Value::String(have)), Value::String(more)) => have.push_str(more),
+                _ => {
+                    block.insert(key, value);
+                }
+            },
+        }
+    }
+}
+
+/// A block this version cannot type, held until its `content_block_stop`.
+#[derive(Debug)]
+struct Held {
+    index: usize,
+    raw: Map<String, Value>,
+    partial_json: String,
+}
+
+impl Held {
+    fn into_block(mut self) -> Content {
+        if !self.partial_json.trim().is_empty() {
+            let input = serde_json::from_str(&self.partial_json).unwrap_or(Value::String(self.partial_json));
+            self.raw.insert("input".into(), input);
+        }
+        decode_block(Value::Object(self.raw))
+    }
+}
+
+/// The delta object of a `content_block_delta` for a held block, if `data` is one.
+fn held_delta(data: &str, held: &[Held]) -> Option<(usize, Map<String, Value>)> {
+    let mut v: Value = serde_json::from_str(data).ok()?;
+    let index = usize::try_from(v.get("index")?.as_u64()?).ok()?;
+    if !held.iter().any(|h| h.index == index) {
+        return None;
+    }
+    match v.get_mut("delta").map(Value::take) {
+        Some(Value::Object(delta)) => Some((index, delta)),
+        _ => None,
+    }
+}
+
+/// The stream adapter: SSE events in, [`StreamEvent`]s out, with usage applied as snapshots
+/// and priced from the catalog, blocks this version cannot type kept whole, and the end of
+/// the stream checked.
 pub struct AnthropicEvents<S> {
     inner: S,
     acc: ResponseAccumulator,
+    /// The top-level usage as reported so far (iterations included, not yet added).
     usage: Usage,
     pricing: Option<Pricing>,
+    held: Vec<Held>,
+    queue: VecDeque<StreamEvent>,
     finished: bool,
 }
 
@@ -165,11 +297,20 @@ where
 {
     /// Wraps a stream of SSE events; `pricing` sets `Usage::cost` on usage snapshots.
     pub fn new(inner: S, pricing: Option<Pricing>) -> Self {
-        Self { inner, acc: ResponseAccumulator::new(), usage: Usage::default(), pricing, finished: false }
+        Self {
+            inner,
+            acc: ResponseAccumulator::new(),
+            usage: Usage::default(),
+            pricing,
+            held: Vec::new(),
+            queue: VecDeque::new(),
+            finished: false,
+        }
     }
 
     fn fail(&mut self, error: ProviderError) -> ProviderError {
         self.finished = true;
+        self.queue.clear();
         let acc = std::mem::take(&mut self.acc);
         let started = acc.has_started();
         let partial = acc.into_finished_response();
@@ -178,11 +319,56 @@ where
         error
     }
 
-    fn price(&mut self, usage: &mut Usage) {
-        self.usage.merge_snapshot(usage);
-        let mut merged = self.usage.clone();
-        price(&mut merged, self.pricing.as_ref());
-        *usage = merged;
+    /// Applies a usage report and returns the call's billed usage so far, priced.
+    fn snapshot(&mut self, report: &UsageReport) -> Usage {
+        self.usage.apply_snapshot(report);
+        let mut total = billed(&self.usage);
+        price(&mut total, self.pricing.as_ref());
+        total
+    }
+
+    /// The events one SSE event stands for, queued.
+    fn map(&mut self, sse: &SseEvent) -> Result<(), ProviderError> {
+        if !self.held.is_empty()
+            && sse.event == "content_block_delta"
+            && let Some((index, delta)) = held_delta(&sse.data, &self.held)
+            && let Some(h) = self.held.iter_mut().find(|h| h.index == index)
+        {
+            merge_delta(&mut h.raw, delta, &mut h.partial_json);
+            return Ok(());
+        }
+        let event = match map_raw(sse)? {
+            Mapped::Event(StreamEvent::ContentBlockStop { index }) => {
+                if let Some(pos) = self.held.iter().position(|h| h.index == index) {
+                    let content_block = self.held.remove(pos).into_block();
+                    self.queue.push_back(StreamEvent::ContentBlockStart { index, content_block });
+                }
+                StreamEvent::ContentBlockStop { index }
+            }
+            Mapped::Event(event) => event,
+            Mapped::Start(mut event, report) => {
+                let usage = self.snapshot(&report);
+                if let StreamEvent::MessageStart { message } = &mut event {
+                    message.usage = usage;
+                }
+                event
+            }
+            Mapped::Delta(delta, report) => {
+                let usage = report.map(|r| self.snapshot(&r));
+                StreamEvent::MessageDelta { delta, usage }
+            }
+            Mapped::HeldStart { index, raw } => {
+                self.held.push(Held { index, raw, partial_json: String::new() });
+                return Ok(());
+            }
+            Mapped::RawDelta { index } => {
+                tracing::debug!(index, "skipping a delta of a type this version does not model");
+                return Ok(());
+            }
+            Mapped::Skip => return Ok(()),
+        };
+        self.queue.push_back(event);
+        Ok(())
     }
 }
 
@@ -194,10 +380,19 @@ where
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
-        if this.finished {
-            return Poll::Ready(None);
-        }
         loop {
+            if this.finished {
+                return Poll::Ready(None);
+            }
+            if let Some(event) = this.queue.pop_front() {
+                if let Err(e) = this.acc.add(&event) {
+                    let e = decode_error(format!("inconsistent stream: {e}"));
+                    return Poll::Ready(Some(Err(this.fail(e))));
+                }
+                // Nothing after message_stop belongs to this response.
+                this.finished = matches!(event, StreamEvent::MessageStop);
+                return Poll::Ready(Some(Ok(event)));
+            }
             let item = match Pin::new(&mut this.inner).poll_next(cx) {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(item) => item,
@@ -224,23 +419,9 @@ where
                     return Poll::Ready(Some(Err(this.fail(e))));
                 }
             };
-            let mut event = match map_event(&sse) {
-                Ok(Some(event)) => event,
-                Ok(None) => continue,
-                Err(e) => return Poll::Ready(Some(Err(this.fail(e)))),
-            };
-            match &mut event {
-                StreamEvent::MessageStart { message } => this.price(&mut message.usage),
-                StreamEvent::MessageDelta { usage: Some(usage), .. } => this.price(usage),
-                _ => {}
-            }
-            if let Err(e) = this.acc.add(&event) {
-                let e = decode_error(format!("inconsistent stream: {e}"));
+            if let Err(e) = this.map(&sse) {
                 return Poll::Ready(Some(Err(this.fail(e))));
             }
-            // Nothing after message_stop belongs to this response.
-            this.finished = matches!(event, StreamEvent::MessageStop);
-            return Poll::Ready(Some(Ok(event)));
         }
     }
 }
@@ -272,5 +453,99 @@ mod tests {
         }
         let unknown = r#"{"type":"content_block_delta","index":0,"delta":{"type":"future_delta","x":1}}"#;
         assert_eq!(map_event(&sse("content_block_delta", unknown)).unwrap(), None);
+    }
+
+    fn run(events: &[(&str, &str)], pricing: Option<Pricing>) -> dive_core::ModelResponse {
+        let items: Vec<Result<SseEvent, ProviderError>> = events.iter().map(|(e, d)| Ok(sse(e, d))).collect();
+        let mut stream = AnthropicEvents::new(futures_util::stream::iter(items), pricing);
+        let mut acc = ResponseAccumulator::new();
+        futures::executor::block_on(async {
+            use futures_util::StreamExt;
+            while let Some(event) = stream.next().await {
+                acc.add(&event.unwrap()).unwrap();
+            }
+        });
+        acc.into_response()
+    }
+
+    /// A compaction step's usage: message_start reports the compaction step's counts, the final
+    /// message_delta the answer's, with the step itemised in `iterations` (the top-level fields
+    /// leave it out). The event pair is the one a public gateway (maximhq/bifrost) tests its
+    /// Anthropic passthrough usage with; the totals follow from the documented rule.
+    const COMPACTION_START: &str = r#"{"type":"message_start","message":{"id":"msg_c","model":"claude-opus-4-6","content":[],"usage":{"input_tokens":106576,"output_tokens":5,"cache_creation_input_tokens":3146}}}"#;
+    const COMPACTION_DELTA: &str = r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"input_tokens":2,"output_tokens":74,"cache_creation_input_tokens":445,"cache_read_input_tokens":3146,"output_tokens_details":{"thinking_tokens":50},"iterations":[{"type":"compaction","input_tokens":106576,"output_tokens":312,"cache_creation_input_tokens":3146},{"type":"message","input_tokens":2,"output_tokens":74,"cache_creation_input_tokens":445,"cache_read_input_tokens":3146}]}}"#;
+
+    #[test]
+    fn a_compaction_step_is_billed_once_and_lower_final_counts_win() {
+        let pricing = Pricing::new(5.0, 25.0).with_cache(0.5, 6.25);
+        let r = run(
+            &[
+                ("message_start", COMPACTION_START),
+                ("message_delta", COMPACTION_DELTA),
+                ("message_stop", r#"{"type":"message_stop"}"#),
+            ],
+            Some(pricing.clone()),
+        );
+        let u = &r.usage;
+        // answer + compaction step: 2 + 106576, 74 + 312, cache writes 445 + 3146, reads 3146 + 0.
+        assert_eq!(
+            (u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens),
+            (106_578, 386, 3_591, 3_146)
+        );
+        assert_eq!(u.reasoning_tokens, 50);
+        assert_eq!(
+            u.iterations.iter().map(|i| i.kind.as_str()).collect::<Vec<_>>(),
+            ["compaction", "message"]
+        );
+        let mut tokens_only = u.clone();
+        tokens_only.cost = None;
+        assert_eq!(u.cost, Some(pricing.cost_of(&tokens_only)), "cost follows the final usage");
+    }
+
+    #[test]
+    fn unknown_blocks_keep_every_delta() {
+        let r = run(
+            &[
+                (
+                    "message_start",
+                    r#"{"type":"message_start","message":{"id":"m","model":"x","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}"#,
+                ),
+                (
+                    "content_block_start",
+                    r#"{"type":"content_block_start","index":0,"content_block":{"type":"future_block","note":"","input":{}}}"#,
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":0,"delta":{"type":"future_delta","note":"a","level":1}}"#,
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","note":"b"}}"#,
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"q\":"}}"#,
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"1}"}}"#,
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":0,"delta":{"type":"future_delta","level":2}}"#,
+                ),
+                ("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
+                (
+                    "message_delta",
+                    r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}"#,
+                ),
+                ("message_stop", r#"{"type":"message_stop"}"#),
+            ],
+            None,
+        );
+        assert_eq!(
+            serde_json::to_value(&r.content[0]).unwrap(),
+            serde_json::json!({"type": "future_block", "note": "ab", "level": 2, "input": {"q": 1}})
+        );
     }
 }

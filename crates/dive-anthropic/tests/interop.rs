@@ -302,6 +302,22 @@ fn matrix() -> Vec<(&'static str, &'static str, ModelRequest)> {
         .unwrap(),
     ];
     cases.push(("beta_mcp_and_context_management", sonnet55, r));
+
+    // The compaction block of a recorded stream, replayed on the next request under the edit
+    // that produced it: the SDK's `BetaCompactionBlockParam` must accept it as it came.
+    let (acc, error) = decode_fixture("recorded/compaction_response.sse");
+    assert!(error.is_none(), "{error:?}");
+    let mut r = ModelRequest::new(vec![
+        Message::user("Summarize and go on."),
+        assistant(acc.into_response().content),
+        Message::user("And then?"),
+    ]);
+    r.context_management = vec![
+        serde_json::from_value::<ContextEdit>(json!({"type": "compact_20260112",
+            "trigger": {"type": "input_tokens", "value": 150000}, "pause_after_compaction": false}))
+        .unwrap(),
+    ];
+    cases.push(("beta_compaction_replay", sonnet55, r));
     cases
 }
 
@@ -434,4 +450,82 @@ fn error_event_is_typed_like_the_sdk_and_keeps_partial_output() {
     let Some(sdk) = sdk("error_after_start.sse") else { return };
     assert_eq!(sdk["error"]["type"], "overloaded_error");
     assert_eq!(sdk["message"], Value::Null);
+}
+
+/// Events the decoder sends for a recorded stream, and the final message.
+fn recorded(name: &str) -> dive_core::ModelResponse {
+    let (acc, error) = decode_fixture(&format!("recorded/{name}"));
+    assert!(error.is_none(), "{name}: {error:?}");
+    assert!(acc.is_complete(), "{name} did not complete");
+    acc.into_response()
+}
+
+#[test]
+fn recorded_compaction_block_keeps_its_summary_and_encrypted_content() {
+    // anthropic-sdk-python tests/lib/streaming/fixtures/compaction_response.txt: the summary and
+    // the opaque payload arrive in one compaction_delta after a start with both null.
+    let r = recorded("compaction_response.sse");
+    assert_eq!(
+        serde_json::to_value(&r.content[0]).unwrap(),
+        json!({"type": "compaction", "content": "Earlier conversation summarized.",
+            "encrypted_content": "EpwBCioIDxgCEAEYASJALd_opaque_compaction_payload"})
+    );
+    assert_eq!(r.content[1].as_text(), Some("Hello there!"));
+    // message_start reported 30 input tokens; message_delta only output_tokens (8).
+    assert_eq!((r.usage.input_tokens, r.usage.output_tokens), (30, 8));
+}
+
+#[test]
+fn recorded_compaction_summary_in_pieces_is_joined() {
+    // anthropic-sdk-python tests/lib/streaming/fixtures/compaction_multi_delta_response.txt:
+    // the summary text is split over two deltas, each of which carries a whole opaque payload.
+    let r = recorded("compaction_multi_delta_response.sse");
+    let block = serde_json::to_value(&r.content[0]).unwrap();
+    assert_eq!(block["content"], "Earlier conversation summarized in full.");
+    assert_eq!(block["encrypted_content"], "EpwBCioIDxgCEAEYASJALd_opaque_chunk_two");
+}
+
+#[test]
+fn recorded_compaction_block_replays_byte_for_byte() {
+    let r = recorded("compaction_response.sse");
+    let request =
+        ModelRequest::new(vec![Message::user("hi"), assistant(r.content.clone()), Message::user("more")]);
+    let body = client("claude-sonnet-5-5").request_body(&request, false);
+    assert_eq!(
+        body["messages"][1]["content"][0],
+        json!({"type": "compaction", "content": "Earlier conversation summarized.",
+            "encrypted_content": "EpwBCioIDxgCEAEYASJALd_opaque_compaction_payload"})
+    );
+}
+
+#[test]
+fn recorded_usage_only_in_message_delta_keeps_every_field_and_the_iterations() {
+    // anthropic-sdk-python tests/lib/streaming/fixtures/beta_usage_omitted_with_optional_fields_response.txt:
+    // message_start has no usage; message_delta carries all of it, with one `message` iteration
+    // (already counted by the top-level fields, so nothing is added).
+    let r = recorded("beta_usage_omitted_with_optional_fields_response.sse");
+    let u = &r.usage;
+    assert_eq!(
+        (
+            u.input_tokens,
+            u.cache_creation_input_tokens,
+            u.cache_read_input_tokens,
+            u.output_tokens,
+            u.reasoning_tokens
+        ),
+        (12, 4, 3, 6, 2)
+    );
+    assert_eq!(u.iterations.len(), 1);
+    assert_eq!(u.iterations[0].kind, "message");
+    assert_eq!(u.iterations[0].model.as_deref(), Some("claude-test"));
+    assert_eq!(u.iterations[0].usage, dive_core::Usage::new(12, 6).with_cache(3, 4));
+}
+
+#[test]
+fn recorded_absent_usage_fields_keep_the_message_start_values() {
+    // anthropic-sdk-python tests/lib/streaming/fixtures/context_management_response.txt:
+    // message_delta sends only output_tokens; input tokens and the tier of message_start stay.
+    let r = recorded("context_management_response.sse");
+    assert_eq!((r.usage.input_tokens, r.usage.output_tokens), (25, 8));
+    assert_eq!(r.usage.service_tier.as_deref(), Some("standard"));
 }

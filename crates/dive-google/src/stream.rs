@@ -26,7 +26,7 @@ use std::task::{Context, Poll};
 
 use dive_core::{
     Content, ContentDelta, LlmErrorKind, MessageDelta, ModelResponse, Pricing, ResponseAccumulator,
-    StreamEvent, TextContent, ThinkingContent, Usage,
+    StreamEvent, TextContent, ThinkingContent, Usage, UsageReport,
 };
 use dive_provider::{ProviderError, SseEvent};
 use futures_util::Stream;
@@ -179,7 +179,10 @@ impl ChunkDecoder {
             out.push(StreamEvent::MessageStart { message });
         }
         if let Some(u) = v.get("usageMetadata") {
-            self.usage.merge_snapshot(&decode_usage(u));
+            // Each chunk's usageMetadata is the call's whole usage so far (proto3 JSON leaves
+            // zero counts out), and a later one may be lower (the last chunk's prompt count is
+            // the billed one): it replaces, never a field-wise max.
+            self.usage.apply_snapshot(&UsageReport::whole(decode_usage(u)));
         }
         let candidate = v
             .get_mut("candidates")

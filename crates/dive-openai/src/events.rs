@@ -9,11 +9,40 @@ use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use dive_core::{LlmErrorKind, Pricing, ResponseAccumulator, StreamEvent, Usage};
-use dive_provider::{ProviderError, SseEvent};
+use dive_core::{LlmErrorKind, Pricing, ResponseAccumulator, StreamEvent, Usage, UsageReport};
+use dive_provider::{ProviderError, SseEvent, classify};
 use futures_util::Stream;
+use serde_json::{Value, json};
 
 use crate::transport::price;
+
+/// The typed error an error object received inside a stream stands for.
+///
+/// Both shapes are read: the one OpenAI sends (`{"type":"error","error":{"type","code",
+/// "message"}}`) and the flat one of older documents (`{"type":"error","code","message"}`);
+/// the error's `type` is the kind of error, else its `code`. A stream's HTTP status is 200
+/// whatever happens inside it, so an error that would be a quota error as a 429 (an
+/// `insufficient_quota`, "exceeded your current quota") is the terminal `QuotaExhausted`
+/// here too, never a retryable failure.
+pub(crate) fn stream_error(provider: &'static str, data: &Value) -> ProviderError {
+    let error = data.get("error").filter(|e| e.is_object()).unwrap_or(data);
+    let field = |key: &str| error.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let code = field("code");
+    // In the flat shape `type` is the event's own type ("error"), not the error's.
+    let kind = field("type").filter(|t| *t != "error").or(code);
+    let mut message = field("message").unwrap_or("error event in stream").to_owned();
+    if let (Some(code), Some(kind)) = (code, kind)
+        && code != kind
+    {
+        message = format!("{message} ({code})");
+    }
+    let mut e =
+        ProviderError::from_stream_error(provider, &json!({"error": {"type": kind, "message": message}}));
+    if classify(Some(429), kind, &message) == LlmErrorKind::QuotaExhausted {
+        e.kind = LlmErrorKind::QuotaExhausted;
+    }
+    e
+}
 
 /// Maps one wire format's SSE events to [`StreamEvent`]s.
 pub trait Mapper: Unpin {
@@ -81,11 +110,15 @@ where
         error
     }
 
+    /// Applies a usage report of a [`Mapper`] and sends on the call's usage, priced. Both APIs
+    /// report a complete usage object (Responses in `response.completed`/`incomplete`, Chat
+    /// Completions in its last usage chunk), so each report is a whole snapshot: it replaces
+    /// every counter, a lower one included.
     fn price(&mut self, usage: &mut Usage) {
-        self.usage.merge_snapshot(usage);
-        let mut merged = self.usage.clone();
-        price(&mut merged, self.pricing.as_ref());
-        *usage = merged;
+        self.usage.apply_snapshot(&UsageReport::whole(std::mem::take(usage)));
+        let mut current = self.usage.clone();
+        price(&mut current, self.pricing.as_ref());
+        *usage = current;
     }
 }
 

@@ -39,9 +39,11 @@ struct Slot {
 
 /// Assembles a response from stream events.
 ///
-/// Usage snapshots (in `message_start` and every `message_delta`) are merged field-wise
-/// (the largest value wins), never added, so a provider that repeats cumulative counts is
-/// not double counted. Blocks that started but never stopped are reported by
+/// The usage on `message_start` and on a `message_delta` is the call's complete usage so far
+/// (each provider's stream adapter has already applied its wire semantics, see
+/// [`UsageReport`](super::UsageReport)), so each one replaces the one before: a provider that
+/// repeats cumulative counts is not double counted, and a count that goes down stays down.
+/// Blocks that started but never stopped are reported by
 /// [`unfinished_blocks`](Self::unfinished_blocks); tool calls whose streamed input is not
 /// valid JSON by [`malformed_tool_calls`](Self::malformed_tool_calls).
 ///
@@ -86,7 +88,7 @@ impl ResponseAccumulator {
                 if !message.model.is_empty() {
                     self.response.model.clone_from(&message.model);
                 }
-                self.response.usage.merge_snapshot(&message.usage);
+                self.response.usage.clone_from(&message.usage);
                 for (k, v) in &message.metadata {
                     self.response.metadata.insert(k.clone(), v.clone());
                 }
@@ -125,7 +127,7 @@ impl ResponseAccumulator {
                     self.response.metadata.insert(k.clone(), v.clone());
                 }
                 if let Some(usage) = usage {
-                    self.response.usage.merge_snapshot(usage);
+                    self.response.usage.clone_from(usage);
                 }
             }
             StreamEvent::MessageStop => self.complete = true,
@@ -346,6 +348,23 @@ mod tests {
         }
         let r = acc.into_response();
         assert_eq!((r.usage.input_tokens, r.usage.output_tokens), (100, 20));
+    }
+
+    #[test]
+    fn a_later_usage_replaces_a_larger_earlier_one() {
+        // An adapter's start usage counted a compaction step's cache reads that its final
+        // usage no longer counts: the final one is the call's usage, not the field-wise max.
+        let mut acc = ResponseAccumulator::new();
+        let start = ModelResponse::default().with_usage(Usage::new(30, 1).with_cache(5_000, 0));
+        acc.add(&StreamEvent::MessageStart { message: start }).unwrap();
+        let last = Usage::new(28, 8);
+        acc.add(&StreamEvent::MessageDelta {
+            delta: MessageDelta::stop("end_turn"),
+            usage: Some(last.clone()),
+        })
+        .unwrap();
+        acc.add(&StreamEvent::MessageDelta { delta: MessageDelta::default(), usage: None }).unwrap();
+        assert_eq!(acc.into_response().usage, last);
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub use unanswered::{
     TOOL_CALL_NOT_RUN_TEXT, TOOL_CALL_UNKNOWN_TEXT, answer_unanswered_tool_calls,
     answer_unanswered_tool_calls_with,
 };
-pub use usage::{Cost, LongContextPricing, Pricing, Usage};
+pub use usage::{Cost, LongContextPricing, Pricing, Usage, UsageIteration, UsageReport};
 
 use crate::error::LlmError;
 use crate::future::{BoxFuture, BoxStream, iter_stream};

@@ -45,6 +45,10 @@ pub struct Usage {
     /// Cost in US dollars; `None` means unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<Cost>,
+    /// The separately billed steps of the call, as the provider itemised them (e.g. a
+    /// server-side compaction). The counters above already include every step that is billed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub iterations: Vec<UsageIteration>,
 }
 
 impl Usage {
@@ -87,21 +91,119 @@ impl Usage {
         self.total_tokens() == 0 && self.reasoning_tokens == 0 && self.cost.is_none()
     }
 
-    /// Merges a cumulative snapshot of the *same* call (a later `message_delta` usage frame):
-    /// each counter takes the larger value, so repeated snapshots never double count.
-    pub fn merge_snapshot(&mut self, snapshot: &Usage) {
-        self.input_tokens = self.input_tokens.max(snapshot.input_tokens);
-        self.output_tokens = self.output_tokens.max(snapshot.output_tokens);
-        self.cache_creation_input_tokens =
-            self.cache_creation_input_tokens.max(snapshot.cache_creation_input_tokens);
-        self.cache_read_input_tokens = self.cache_read_input_tokens.max(snapshot.cache_read_input_tokens);
-        self.reasoning_tokens = self.reasoning_tokens.max(snapshot.reasoning_tokens);
-        if snapshot.service_tier.is_some() {
-            self.service_tier.clone_from(&snapshot.service_tier);
+    /// Applies a later usage report of the *same* call ("snapshot replaces, per field
+    /// present"): every field the report carries replaces ours, a field it lacks keeps its
+    /// value. A count may go down (a provider corrects an earlier estimate), so this is never
+    /// a maximum and never a sum; separately billed [`iterations`](Self::iterations) are
+    /// replaced as a whole list when the report carries them.
+    ///
+    /// ```
+    /// use dive_core::{Usage, UsageReport};
+    /// let mut u = Usage::new(100, 1).with_cache(40, 0);
+    /// let mut last = UsageReport::default();
+    /// last.input_tokens = Some(90);
+    /// last.output_tokens = Some(12);
+    /// u.apply_snapshot(&last);
+    /// assert_eq!((u.input_tokens, u.output_tokens, u.cache_read_input_tokens), (90, 12, 40));
+    /// ```
+    pub fn apply_snapshot(&mut self, report: &UsageReport) {
+        let set = |field: &mut u64, value: Option<u64>| {
+            if let Some(v) = value {
+                *field = v;
+            }
+        };
+        set(&mut self.input_tokens, report.input_tokens);
+        set(&mut self.output_tokens, report.output_tokens);
+        set(&mut self.cache_creation_input_tokens, report.cache_creation_input_tokens);
+        set(&mut self.cache_read_input_tokens, report.cache_read_input_tokens);
+        set(&mut self.reasoning_tokens, report.reasoning_tokens);
+        if report.service_tier.is_some() {
+            self.service_tier.clone_from(&report.service_tier);
         }
-        if snapshot.cost.is_some() {
-            self.cost.clone_from(&snapshot.cost);
+        if report.cost.is_some() {
+            self.cost.clone_from(&report.cost);
         }
+        if let Some(iterations) = &report.iterations {
+            self.iterations.clone_from(iterations);
+        }
+    }
+}
+
+/// One usage report read off the wire, each field `Some` only when the provider sent it.
+///
+/// Providers report the usage of a streamed call in one of two ways, and each decoder states
+/// which: a **snapshot** (the call's totals so far; a field that is present replaces the
+/// earlier value, one that is absent keeps it) is applied with [`Usage::apply_snapshot`]; a
+/// **delta** (only what this event adds) is added with `+=`. Every provider Dive speaks to
+/// today sends snapshots. A provider whose snapshot is always complete (an absent field means
+/// zero, as in protobuf JSON) builds its report with [`UsageReport::whole`].
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct UsageReport {
+    /// Uncached input tokens, when sent.
+    pub input_tokens: Option<u64>,
+    /// Output tokens (including reasoning), when sent.
+    pub output_tokens: Option<u64>,
+    /// Cache writes, when sent.
+    pub cache_creation_input_tokens: Option<u64>,
+    /// Cache reads, when sent.
+    pub cache_read_input_tokens: Option<u64>,
+    /// Reasoning tokens, when sent.
+    pub reasoning_tokens: Option<u64>,
+    /// Service tier, when sent.
+    pub service_tier: Option<String>,
+    /// A cost the provider reported itself, when sent.
+    pub cost: Option<Cost>,
+    /// Separately billed steps, when sent (the whole list).
+    pub iterations: Option<Vec<UsageIteration>>,
+}
+
+impl UsageReport {
+    /// A complete snapshot: every counter of `usage` is present (zero included); tier, cost
+    /// and iterations are present when `usage` has them.
+    #[must_use]
+    pub fn whole(usage: Usage) -> Self {
+        Self {
+            input_tokens: Some(usage.input_tokens),
+            output_tokens: Some(usage.output_tokens),
+            cache_creation_input_tokens: Some(usage.cache_creation_input_tokens),
+            cache_read_input_tokens: Some(usage.cache_read_input_tokens),
+            reasoning_tokens: Some(usage.reasoning_tokens),
+            service_tier: usage.service_tier,
+            cost: usage.cost,
+            iterations: (!usage.iterations.is_empty()).then_some(usage.iterations),
+        }
+    }
+
+    /// The counters as a [`Usage`] (absent fields as zero).
+    #[must_use]
+    pub fn to_usage(&self) -> Usage {
+        let mut u = Usage::default();
+        u.apply_snapshot(self);
+        u
+    }
+}
+
+/// One separately billed step of a model call, e.g. a server-side compaction that ran
+/// before the answer was sampled (Anthropic `usage.iterations`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct UsageIteration {
+    /// The provider's name for the step (`compaction`, `message`, …).
+    pub kind: String,
+    /// The model that ran the step, when the provider says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The step's tokens.
+    #[serde(default)]
+    pub usage: Usage,
+}
+
+impl UsageIteration {
+    /// A step of `kind` with its token counts.
+    #[must_use]
+    pub fn new(kind: impl Into<String>, usage: Usage) -> Self {
+        Self { kind: kind.into(), model: None, usage }
     }
 }
 
@@ -126,6 +228,7 @@ impl AddAssign<&Usage> for Usage {
             (None, b) => b.clone(),
         };
         self.cost = cost;
+        self.iterations.extend(rhs.iterations.iter().cloned());
     }
 }
 
@@ -267,11 +370,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn snapshots_do_not_double_count() {
-        let mut u = Usage { input_tokens: 25, output_tokens: 1, ..Usage::default() };
-        u.merge_snapshot(&Usage { output_tokens: 15, ..Usage::default() });
-        u.merge_snapshot(&Usage { input_tokens: 25, output_tokens: 15, ..Usage::default() });
-        assert_eq!((u.input_tokens, u.output_tokens), (25, 15));
+    fn snapshot_fields_present_replace_even_when_lower() {
+        // Anthropic: message_start reports cache reads of a compaction step; the final
+        // message_delta reports 0 for them (present) and leaves the tier out (absent).
+        let mut u = Usage::new(25, 1).with_cache(5_000, 0);
+        u.service_tier = Some("standard".into());
+        let last = UsageReport {
+            output_tokens: Some(15),
+            cache_read_input_tokens: Some(0),
+            ..UsageReport::default()
+        };
+        u.apply_snapshot(&last);
+        assert_eq!((u.input_tokens, u.output_tokens, u.cache_read_input_tokens), (25, 15, 0));
+        assert_eq!(u.service_tier.as_deref(), Some("standard"));
+        // A whole snapshot (Gemini) replaces every counter, a lower prompt count included.
+        u.apply_snapshot(&UsageReport::whole(Usage::new(20, 3)));
+        assert_eq!((u.input_tokens, u.output_tokens, u.cache_read_input_tokens), (20, 3, 0));
+    }
+
+    #[test]
+    fn iterations_replace_as_a_list_and_sum_across_calls() {
+        let step = UsageIteration::new("compaction", Usage::new(1000, 50));
+        let mut u = Usage::new(10, 1);
+        let report = UsageReport { iterations: Some(vec![step.clone()]), ..UsageReport::default() };
+        u.apply_snapshot(&report);
+        u.apply_snapshot(&report);
+        assert_eq!(u.iterations, vec![step.clone()]);
+        let both = u.clone() + u;
+        assert_eq!(both.iterations.len(), 2);
+        let json = serde_json::to_value(Usage::new(1, 1)).unwrap();
+        assert!(json.get("iterations").is_none(), "no iterations, no field: {json}");
     }
 
     #[test]

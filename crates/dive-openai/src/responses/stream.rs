@@ -15,7 +15,7 @@ use dive_core::{
 use dive_provider::{ProviderError, SseEvent};
 use serde_json::{Map, Value};
 
-use crate::events::{Events, Mapper};
+use crate::events::{Events, Mapper, stream_error};
 use crate::responses::decode::{
     SUMMARY_SEPARATOR, citation, decode_item, decode_response, function_call_block, message_metadata,
     reasoning_metadata, text_block,
@@ -242,19 +242,14 @@ impl Mapper for ResponsesMapper {
                 self.finish(&response, out);
             }
             "response.failed" => {
-                let response = data.get("response").cloned().unwrap_or_default();
-                let error = response.get("error").filter(|e| !e.is_null()).cloned().unwrap_or(response);
-                return Err(ProviderError::from_stream_error(
-                    self.provider,
-                    &serde_json::json!({ "error": error }),
-                ));
+                // `response.error` is `{code, message}`; a failed response without one still
+                // fails, in words that say so.
+                let error = data.pointer("/response/error").filter(|e| e.is_object()).cloned().unwrap_or_else(
+                    || serde_json::json!({"code": "response_failed", "message": "the response failed without an error"}),
+                );
+                return Err(stream_error(self.provider, &serde_json::json!({ "error": error })));
             }
-            "error" => {
-                // `{"type":"error","code":…,"message":…}`: the code is the error type.
-                let error =
-                    serde_json::json!({"error": {"type": data.get("code"), "message": data.get("message")}});
-                return Err(ProviderError::from_stream_error(self.provider, &error));
-            }
+            "error" => return Err(stream_error(self.provider, &data)),
             other => tracing::trace!(event = other, "skipping Responses stream event"),
         }
         Ok(())
