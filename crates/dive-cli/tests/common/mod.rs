@@ -63,10 +63,15 @@ pub fn sse(reply: &Reply) -> String {
     body
 }
 
+/// Runs in the mock before it answers request number `n` (from 0): a test's way to change
+/// the world while the model "thinks" (fill a disk, …).
+pub type Hook = Box<dyn Fn(usize) + Send + Sync>;
+
 struct Script {
     replies: Vec<Reply>,
     next: AtomicUsize,
     bodies: Mutex<Vec<Value>>,
+    hook: Option<Hook>,
 }
 
 struct Responder(std::sync::Arc<Script>);
@@ -77,6 +82,9 @@ impl Respond for Responder {
             self.0.bodies.lock().unwrap().push(body);
         }
         let i = self.0.next.fetch_add(1, Ordering::SeqCst);
+        if let Some(hook) = &self.0.hook {
+            hook(i);
+        }
         let reply = self.0.replies.get(i).cloned().unwrap_or(Reply::Text("(script exhausted)"));
         ResponseTemplate::new(200)
             .insert_header("content-type", "text/event-stream")
@@ -93,9 +101,18 @@ pub struct MockApi {
 impl MockApi {
     /// Starts a mock that plays `replies` in order.
     pub async fn start(replies: Vec<Reply>) -> Self {
+        Self::start_with_hook(replies, None).await
+    }
+
+    /// Like [`start`](Self::start), running `hook` before each answer.
+    pub async fn start_with_hook(replies: Vec<Reply>, hook: Option<Hook>) -> Self {
         let server = MockServer::start().await;
-        let script =
-            std::sync::Arc::new(Script { replies, next: AtomicUsize::new(0), bodies: Mutex::default() });
+        let script = std::sync::Arc::new(Script {
+            replies,
+            next: AtomicUsize::new(0),
+            bodies: Mutex::default(),
+            hook,
+        });
         Mock::given(method("POST"))
             .and(path("/v1/messages"))
             .respond_with(Responder(script.clone()))
@@ -130,4 +147,58 @@ impl MockApi {
 /// All user-visible text of a request body's messages.
 pub fn request_text(body: &Value) -> String {
     body["messages"].to_string()
+}
+
+/// A child's stderr read line by line on a thread, so a test can wait for a line.
+pub struct Lines {
+    rx: std::sync::mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Lines {
+    /// Starts reading `stream`.
+    pub fn read(stream: impl std::io::Read + Send + 'static) -> Self {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stream).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self { rx, seen: Vec::new() }
+    }
+
+    /// Waits (up to `timeout`) for a line containing `needle`; panics with what was read.
+    pub fn wait_for(&mut self, needle: &str, timeout: std::time::Duration) -> String {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            if let Some(line) = self.seen.iter().find(|l| l.contains(needle)) {
+                return line.clone();
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(line) => self.seen.push(line),
+                Err(_) => panic!("no line with {needle:?} within {timeout:?}; read: {:#?}", self.seen),
+            }
+        }
+    }
+
+    /// Everything read so far, plus what arrives until the stream ends.
+    pub fn rest(mut self) -> String {
+        while let Ok(line) = self.rx.recv_timeout(std::time::Duration::from_secs(10)) {
+            self.seen.push(line);
+        }
+        self.seen.join("\n")
+    }
+}
+
+/// The first session id `dive sessions list` shows.
+pub fn first_session(api: &MockApi, sessions: &std::path::Path, workspace: &std::path::Path) -> String {
+    let list = api.dive(sessions, workspace).args(["sessions", "list"]).output().unwrap();
+    let id = String::from_utf8_lossy(&list.stdout).split_whitespace().next().unwrap_or_default().to_owned();
+    assert!(id.starts_with("session_"), "{}", String::from_utf8_lossy(&list.stdout));
+    id
 }

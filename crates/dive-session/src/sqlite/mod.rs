@@ -27,9 +27,30 @@ use crate::log::SessionLog;
 use rows::Db;
 use worker::Worker;
 
-/// Wraps a database error.
+/// The `location` of a [`SessionError::Corrupt`] that SQLite itself reported: the file is
+/// damaged (or is not a database at all), not one session's data.
+pub const DAMAGED_LOCATION: &str = "the SQLite database file";
+
+/// Wraps a database error; SQLite's "malformed" and "not a database" become
+/// [`SessionError::Corrupt`] at [`DAMAGED_LOCATION`].
 pub(crate) fn backend(e: impl std::error::Error + Send + Sync + 'static) -> SessionError {
-    SessionError::Backend(Box::new(e))
+    let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(e);
+    let code = boxed.downcast_ref::<rusqlite::Error>().and_then(rusqlite::Error::sqlite_error_code);
+    if matches!(code, Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)) {
+        return SessionError::Corrupt {
+            location: DAMAGED_LOCATION.into(),
+            line: None,
+            reason: format!("{boxed}; not changed"),
+        };
+    }
+    SessionError::Backend(boxed)
+}
+
+/// Whether `error` says the database file itself is damaged (after which the store writes
+/// nothing more to it).
+#[must_use]
+pub fn is_file_damage(error: &SessionError) -> bool {
+    matches!(error, SessionError::Corrupt { location, .. } if location == DAMAGED_LOCATION)
 }
 
 /// Sessions in a SQLite database, shared safely by threads and processes.
@@ -83,6 +104,18 @@ impl SqliteStore {
     fn start(mut conn: Connection, full_sync: bool) -> Result<Self, SessionError> {
         schema::prepare(&mut conn, full_sync)?;
         Ok(Self { worker: Worker::spawn(Db::new(conn))? })
+    }
+
+    /// Folds the write-ahead log into the database file and truncates the log, so the `.db`
+    /// file alone holds every session (call it at a clean exit; the log is otherwise kept until
+    /// SQLite checkpoints it on its own). Returns `false` when another connection's readers
+    /// kept part of the log (that connection folds it in later).
+    ///
+    /// # Errors
+    /// [`SessionError::Backend`] when SQLite fails; [`SessionError::Corrupt`] when the file
+    /// was found damaged (nothing is written then).
+    pub fn checkpoint(&self) -> BoxFuture<'_, Result<bool, SessionError>> {
+        self.worker.run(Db::checkpoint)
     }
 
     fn session(&self, id: &str) -> Arc<dyn Session> {

@@ -12,7 +12,7 @@ use dive_core::{
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use serde_json::{Map, Value};
 
-use super::backend;
+use super::{DAMAGED_LOCATION, backend};
 use crate::log::SessionLog;
 
 /// The connection and the sessions it has read (the worker thread's state).
@@ -20,6 +20,8 @@ use crate::log::SessionLog;
 pub(crate) struct Db {
     conn: Connection,
     cache: HashMap<String, SessionLog>,
+    /// Set once SQLite reported the file damaged: from then on nothing is written to it.
+    damaged: Option<String>,
 }
 
 fn corrupt(id: &str, seq: Option<i64>, reason: impl Into<String>) -> SessionError {
@@ -175,11 +177,38 @@ fn check_claim(tx: &Transaction<'_>, id: &str, owner: Option<&str>) -> Result<()
 
 impl Db {
     pub(crate) fn new(conn: Connection) -> Self {
-        Self { conn, cache: HashMap::new() }
+        Self { conn, cache: HashMap::new(), damaged: None }
+    }
+
+    /// Remembers that SQLite found the file damaged (see [`is_file_damage`]).
+    pub(crate) fn mark_damaged(&mut self, reason: String) {
+        self.damaged.get_or_insert(reason);
+    }
+
+    /// Refuses any write once the file was found damaged.
+    fn writable(&self) -> Result<(), SessionError> {
+        match &self.damaged {
+            None => Ok(()),
+            Some(reason) => Err(SessionError::Corrupt {
+                location: DAMAGED_LOCATION.into(),
+                line: None,
+                reason: format!("{reason} (found earlier; nothing more is written to it)"),
+            }),
+        }
     }
 
     fn begin(&mut self) -> Result<Transaction<'_>, SessionError> {
+        self.writable()?;
         self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(backend)
+    }
+
+    /// Copies the write-ahead log into the database file and truncates the log; `false` when
+    /// another connection's readers kept part of it (that connection folds it in later).
+    pub(crate) fn checkpoint(&mut self) -> Result<bool, SessionError> {
+        self.writable()?;
+        let busy: i64 =
+            self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0)).map_err(backend)?;
+        Ok(busy == 0)
     }
 
     /// The cached log of `id`, re-read when the stored revision differs.
@@ -203,7 +232,7 @@ impl Db {
 
     /// Reads a session inside a transaction.
     pub(crate) fn read<T>(&mut self, id: &str, f: impl FnOnce(&SessionLog) -> T) -> Result<T, SessionError> {
-        let Self { conn, cache } = self;
+        let Self { conn, cache, .. } = self;
         let tx = conn.transaction().map_err(backend)?;
         let log = Self::synced(cache, &tx, id)?;
         let out = f(log);
@@ -219,8 +248,9 @@ impl Db {
         claim_owner: Option<&str>,
         apply: impl FnOnce(&mut SessionLog) -> Result<u64, SessionError>,
     ) -> Result<u64, SessionError> {
+        self.writable()?;
         let result = (|| {
-            let Self { conn, cache } = self;
+            let Self { conn, cache, .. } = self;
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(backend)?;
             check_claim(&tx, id, claim_owner)?;
             let log = Self::synced(cache, &tx, id)?;
@@ -328,6 +358,7 @@ impl Db {
 
     /// Releases `owner`'s lease (nothing when another owner holds it).
     pub(crate) fn release(&mut self, id: &str, owner: &str) -> Result<(), SessionError> {
+        self.writable()?;
         self.conn
             .execute("DELETE FROM claims WHERE session_id = ?1 AND owner = ?2", [id, owner])
             .map_err(backend)?;

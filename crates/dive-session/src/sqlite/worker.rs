@@ -42,7 +42,13 @@ impl Worker {
     ) -> BoxFuture<'a, Result<T, SessionError>> {
         let (reply, answer) = oneshot::channel();
         let sent = self.jobs.send(Box::new(move |db: &mut Db| {
-            let _ = reply.send(job(db));
+            let result = job(db);
+            if let Err(e) = &result
+                && super::is_file_damage(e)
+            {
+                db.mark_damaged(e.to_string());
+            }
+            let _ = reply.send(result);
         }));
         Box::pin(async move {
             sent.map_err(|_| backend(WorkerGone))?;

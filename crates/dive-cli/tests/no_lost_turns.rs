@@ -1,0 +1,243 @@
+//! The real `dive` binary never loses a turn and never says it saved one it did not: a disk
+//! that fills up during a turn (a small tmpfs), SIGTERM in the middle of a Bash tool, two
+//! processes on one session, a damaged `sessions.db`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Lines, MockApi, Reply, first_session};
+use serde_json::{Value, json};
+
+fn stderr_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A tmpfs of `size` mounted on a temporary directory, unmounted on drop.
+struct Tmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    /// Mounts one; outside CI a machine that cannot mount (not root, no tmpfs) skips the
+    /// test with a note, under `CI=true` it fails.
+    fn mount(size: &str) -> Option<Self> {
+        let dir = tempfile::tempdir().unwrap();
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .status();
+        match status {
+            Ok(s) if s.success() => Some(Self { dir }),
+            other => {
+                let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+                assert!(!ci, "CI=true: cannot mount a tmpfs for the full-disk test: {other:?}");
+                eprintln!("SKIPPED: cannot mount a tmpfs here ({other:?}); run as root to test a full disk");
+                None
+            }
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+/// Writes zeros into `dir` until the file system refuses (ENOSPC).
+fn fill(dir: &Path) {
+    let mut file = std::fs::File::create(dir.join("filler")).unwrap();
+    let block = vec![0u8; 64 * 1024];
+    while file.write_all(&block).is_ok() {}
+    let small = [0u8; 512];
+    while file.write_all(&small).is_ok() {}
+    let _ = file.sync_all();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_full_disk_is_said_plainly_and_the_turn_goes_to_a_recovery_file() {
+    let Some(disk) = Tmpfs::mount("2m") else { return };
+    let sessions = disk.path().to_path_buf();
+    let target = sessions.clone();
+    let api = MockApi::start_with_hook(
+        vec![Reply::Text("The recovery words are amber and slate.")],
+        Some(Box::new(move |_| fill(&target))),
+    )
+    .await;
+    let workspace = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let output = api
+        .dive(&sessions, workspace.path())
+        .env("TMPDIR", tmp.path())
+        .args(["-p", "tell me the recovery words"])
+        .output()
+        .unwrap();
+    let err = stderr_of(&output);
+    assert_eq!(api.bodies().len(), 1, "the model was called once: {err}");
+    assert!(!err.contains("was saved"), "{err}");
+    assert!(err.contains("NOT saved") || err.contains("may not have been saved"), "{err}");
+    let marker = "; it is in ";
+    let line = err.lines().find(|l| l.contains(marker)).unwrap_or_else(|| panic!("no recovery path: {err}"));
+    let path = PathBuf::from(line.split(marker).nth(1).unwrap().trim());
+    assert!(path.starts_with(tmp.path()), "the full session dir could not take it: {}", path.display());
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(record["format"], "dive.recovered_turn");
+    let turn = record["turn"]["messages"].to_string();
+    assert!(
+        turn.contains("tell me the recovery words") && turn.contains("amber and slate"),
+        "the whole turn is in the file: {turn}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_directory_that_cannot_be_written_is_found_before_the_model_is_called() {
+    let Some(disk) = Tmpfs::mount("1m") else { return };
+    let api = MockApi::start(vec![Reply::Text("never asked")]).await;
+    let workspace = tempfile::tempdir().unwrap();
+    // Create the database first, then fill the disk.
+    let first = api.dive(disk.path(), workspace.path()).args(["sessions", "list"]).output().unwrap();
+    assert!(first.status.success(), "{}", stderr_of(&first));
+    fill(disk.path());
+    let output = api.dive(disk.path(), workspace.path()).args(["-p", "hello"]).output().unwrap();
+    let err = stderr_of(&output);
+    assert!(!output.status.success());
+    assert!(err.contains("cannot be written") && err.contains("nothing was sent to the model"), "{err}");
+    assert!(api.bodies().is_empty(), "no paid call for a turn that could not be saved");
+}
+
+fn process_gone(pid: i32) -> bool {
+    // Gone, or a zombie waiting for a reaper (it no longer runs).
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_mid_tool_kills_the_tool_saves_the_turn_incomplete_and_exits_143() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let api = MockApi::start(vec![Reply::Tool {
+        id: "toolu_1",
+        name: "Bash",
+        input: json!({"command": "sleep 300 & echo $! > grandchild.pid; wait"}),
+    }])
+    .await;
+    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let child = api
+        .dive(sessions.path(), workspace.path())
+        .args(["--dangerously-skip-permissions", "-p", "wait a long time"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid_file = workspace.path().join("grandchild.pid");
+    let started = Instant::now();
+    let grandchild: i32 = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|t| t.trim().parse().ok()) {
+            break pid;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "the Bash tool never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(!process_gone(grandchild));
+    kill(Pid::from_raw(i32::try_from(child.id()).unwrap()), Signal::SIGTERM).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(20), "dive stopped promptly");
+    assert_eq!(output.status.code(), Some(143), "{}", stderr_of(&output));
+    assert!(process_gone(grandchild), "the tool's grandchild was killed with its process group");
+
+    let id = first_session(&api, sessions.path(), workspace.path());
+    let show = api.dive(sessions.path(), workspace.path()).args(["sessions", "show", &id]).output().unwrap();
+    let shown = String::from_utf8_lossy(&show.stdout);
+    assert!(shown.contains("you: wait a long time"), "{shown}");
+    assert!(
+        shown.contains("Unknown result") && shown.contains("open turn") && shown.contains("incomplete"),
+        "the call is unknown and the turn incomplete: {shown}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_process_on_a_session_is_told_who_holds_it_and_can_fork() {
+    let api = MockApi::start(vec![Reply::Text("First answer."); 4]).await;
+    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let created = api.dive(sessions.path(), workspace.path()).args(["-p", "start"]).output().unwrap();
+    assert!(created.status.success(), "{}", stderr_of(&created));
+    let id = first_session(&api, sessions.path(), workspace.path());
+
+    let mut holder = api
+        .dive(sessions.path(), workspace.path())
+        .args(["--resume", &id])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut holder_err = Lines::read(holder.stderr.take().unwrap());
+    holder_err.wait_for("/help for commands", Duration::from_secs(30));
+    let holder_pid = holder.id();
+
+    let second =
+        api.dive(sessions.path(), workspace.path()).args(["--resume", &id, "-p", "more"]).output().unwrap();
+    let err = stderr_of(&second);
+    assert!(!second.status.success());
+    assert!(err.contains(&format!("in use by dive pid {holder_pid}")), "{err}");
+    assert!(err.contains("--fork-session"), "it says how to fork: {err}");
+    assert_eq!(api.bodies().len(), 1, "the second process paid for nothing");
+
+    let forked = api
+        .dive(sessions.path(), workspace.path())
+        .args(["--resume", &id, "--fork-session", "-p", "more"])
+        .output()
+        .unwrap();
+    assert!(forked.status.success(), "{}", stderr_of(&forked));
+    assert!(stderr_of(&forked).contains(&format!("forked session {id} into")), "{}", stderr_of(&forked));
+    let sent = common::request_text(&api.bodies()[1]);
+    assert!(sent.contains("start") && sent.contains("First answer."), "the fork has the history: {sent}");
+
+    // Interactive: offered a fork at start.
+    let mut interactive = api
+        .dive(sessions.path(), workspace.path())
+        .args(["--resume", &id])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    interactive.stdin.take().unwrap().write_all(b"y\n/quit\n").unwrap();
+    let out = interactive.wait_with_output().unwrap();
+    let err = stderr_of(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("in use by dive pid {holder_pid}")) && err.contains("forked session"),
+        "{err}"
+    );
+
+    holder.stdin.take().unwrap().write_all(b"/quit\n").unwrap();
+    assert!(holder.wait().unwrap().success(), "{}", holder_err.rest());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_damaged_database_says_what_to_do_and_is_left_untouched() {
+    let api = MockApi::start(vec![Reply::Text("never asked")]).await;
+    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let db = sessions.path().join("sessions.db");
+    let garbage: Vec<u8> = b"this is not a database, it was damaged by a bad copy\n".repeat(200);
+    std::fs::write(&db, &garbage).unwrap();
+    let output = api.dive(sessions.path(), workspace.path()).args(["-p", "hello"]).output().unwrap();
+    let err = stderr_of(&output);
+    assert!(!output.status.success());
+    assert!(err.contains("damaged") && err.contains(&db.display().to_string()), "{err}");
+    assert!(err.contains("Move it aside") && err.contains("--session-dir"), "it says what to do: {err}");
+    assert_eq!(std::fs::read(&db).unwrap(), garbage, "the file was not written");
+    assert!(api.bodies().is_empty());
+}

@@ -1,0 +1,187 @@
+//! The real `dive` binary keeps the terminal and the user's key safe: escape sequences in a
+//! file and in model text have no effect on a real terminal (tmux), a project `.env` cannot
+//! send the environment's key to its own server, bypass mode warns.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Lines, MockApi, Reply};
+use serde_json::json;
+
+/// A tmux server of its own (its own socket), killed on drop.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn new() -> Self {
+        Self { socket: format!("dive-test-{}-{}", std::process::id(), dive_nanos()) }
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux").arg("-L").arg(&self.socket).args(args).output().expect("tmux runs");
+        assert!(out.status.success(), "tmux {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "t"])
+    }
+
+    fn wait_for(&self, needle: &str) -> String {
+        let started = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) {
+                return screen;
+            }
+            assert!(started.elapsed() < Duration::from_secs(30), "no {needle:?} on the screen:\n{screen}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux").arg("-L").arg(&self.socket).arg("kill-server").status();
+    }
+}
+
+fn dive_nanos() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
+}
+
+/// `s` quoted for `sh`.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+const TITLE: &str = "PWNED-TITLE";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn escape_sequences_in_a_file_and_in_model_text_have_no_effect_on_a_terminal() {
+    let hostile = format!("\x1b]2;{TITLE}\x07\x1b[2J\x1b[H\x1b[31mfile-line-one\n");
+    let api = MockApi::start(vec![
+        Reply::Tool { id: "toolu_1", name: "Read", input: json!({"file_path": "evil.txt"}) },
+        Reply::Text("Model says \x1b]0;PWNED-TITLE\x07\x1b[2Jdone-reading"),
+    ])
+    .await;
+    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(workspace.path().join("evil.txt"), &hostile).unwrap();
+
+    let command = [
+        "env -i".to_owned(),
+        format!("PATH={}", sh_quote(&std::env::var("PATH").unwrap_or_default())),
+        format!("HOME={}", sh_quote(&sessions.path().display().to_string())),
+        "TERM=xterm-256color".to_owned(),
+        "ANTHROPIC_API_KEY=sk-ant-test-key".to_owned(),
+        format!("ANTHROPIC_BASE_URL={}", sh_quote(&api.server.uri())),
+        sh_quote(env!("CARGO_BIN_EXE_dive")),
+        "--session-dir".to_owned(),
+        sh_quote(&sessions.path().display().to_string()),
+        "--workspace".to_owned(),
+        sh_quote(&workspace.path().display().to_string()),
+        "; sleep 30".to_owned(),
+    ]
+    .join(" ");
+    let tmux = Tmux::new();
+    tmux.run(&["new-session", "-d", "-s", "t", "-x", "160", "-y", "50", &command]);
+    let banner = tmux.wait_for("/help for commands");
+    let before = tmux.run(&["display-message", "-p", "-t", "t", "#{pane_title}"]);
+    assert!(!before.contains(TITLE), "{before}");
+    assert!(banner.contains("dive "), "{banner}");
+
+    tmux.run(&["send-keys", "-t", "t", "read evil.txt", "Enter"]);
+    let screen = tmux.wait_for("done-reading");
+    std::thread::sleep(Duration::from_millis(300));
+    let screen = tmux.screen().to_string() + &screen[..0];
+    let title = tmux.run(&["display-message", "-p", "-t", "t", "#{pane_title}"]);
+    assert!(!title.contains(TITLE), "the window title was set by the file or the model: {title}");
+    assert!(screen.contains("/help for commands"), "the screen was cleared:\n{screen}");
+    assert!(screen.contains("^[]2;PWNED-TITLE^G"), "the file's escape is shown as text:\n{screen}");
+    assert!(screen.contains("Model says ^[]0;PWNED-TITLE^G^[[2Jdone-reading"), "{screen}");
+    let colours = tmux.run(&["capture-pane", "-p", "-e", "-t", "t"]);
+    assert!(!colours.contains("\x1b[31mfile-line-one"), "the file did not recolour the text");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_project_env_file_cannot_send_the_environment_key_to_its_server() {
+    // The trap: a server a hostile `.env` points the key at.
+    let trap = MockApi::start(vec![Reply::Text("got your key")]).await;
+    let api = MockApi::start(vec![]).await;
+    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(workspace.path().join(".env"), format!("ANTHROPIC_BASE_URL={}\n", trap.server.uri()))
+        .unwrap();
+    // The real endpoint is reached through a proxy this test holds, so nothing leaves the machine
+    // and the test sees where the request went.
+    let proxy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    proxy.set_nonblocking(true).unwrap();
+    let mut child = api
+        .dive(sessions.path(), workspace.path())
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env("HTTPS_PROXY", format!("http://{}", proxy.local_addr().unwrap()))
+        .args(["-p", "hello"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = Lines::read(child.stderr.take().unwrap());
+    let warning = err.wait_for("ignored ANTHROPIC_BASE_URL", Duration::from_secs(30));
+    assert!(warning.contains("ANTHROPIC_API_KEY"), "{warning}");
+    let started = Instant::now();
+    let via_proxy = loop {
+        if proxy.accept().is_ok() {
+            break true;
+        }
+        if !trap.server.received_requests().await.unwrap_or_default().is_empty() {
+            break false;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "dive made no request at all");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        trap.server.received_requests().await.unwrap_or_default().is_empty(),
+        "the key went to the .env's server"
+    );
+    assert!(via_proxy, "the request went to the real endpoint");
+
+    // A `.env` that brings its own key may point it anywhere.
+    std::fs::write(
+        workspace.path().join(".env"),
+        format!("ANTHROPIC_BASE_URL={}\nANTHROPIC_API_KEY=sk-from-the-dotenv\n", trap.server.uri()),
+    )
+    .unwrap();
+    let own = api
+        .dive(sessions.path(), workspace.path())
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env_remove("ANTHROPIC_API_KEY")
+        .args(["-p", "hello"])
+        .output()
+        .unwrap();
+    assert!(own.status.success(), "{}", String::from_utf8_lossy(&own.stderr));
+    let requests = trap.server.received_requests().await.unwrap();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].headers.get("x-api-key").unwrap(), "sk-from-the-dotenv");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bypass_mode_prints_a_warning_banner() {
+    let api = MockApi::start(vec![Reply::Text("ok"); 2]).await;
+    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for args in [
+        &["--dangerously-skip-permissions", "-p", "hi"][..],
+        &["--permission-mode", "bypass-permissions", "-p", "hi"],
+    ] {
+        let output = api.dive(sessions.path(), workspace.path()).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{err}");
+        assert!(err.contains("WARNING") && err.contains("not confined to the workspace"), "{args:?}: {err}");
+    }
+    let normal = api.dive(sessions.path(), workspace.path()).args(["-p", "hi"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&normal.stderr).contains("WARNING"));
+}
