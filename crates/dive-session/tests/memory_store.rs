@@ -1,12 +1,14 @@
 //! The in-memory store follows the turn-record rules of reference §6.11–6.12.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use dive_core::{
-    ListOptions, Message, NextStep, OutcomeReason, SessionError, SessionStore, ToolCallRecord, ToolCallState,
-    Turn, TurnOutcome, TurnStatus,
+    BoxFuture, ListOptions, Message, NextStep, OutcomeReason, Session, SessionError, SessionPage,
+    SessionSnapshot, SessionStore, ToolCallRecord, ToolCallState, Turn, TurnOutcome, TurnStatus,
 };
 use dive_session::{MemorySession, MemoryStore};
+use dive_test::conformance::{Capabilities, session_store_conformance};
 use futures::executor::block_on;
 
 fn incomplete(id: &str) -> Turn {
@@ -104,5 +106,93 @@ impl ForTest for MemorySession {
 
 #[test]
 fn memory_store_passes_the_conformance_suite() {
-    block_on(dive_test::conformance::session_store_conformance(MemoryStore::new));
+    let report = block_on(session_store_conformance(Capabilities::all(), MemoryStore::new));
+    assert!(report.skipped.is_empty(), "{:?}", report.skipped);
+    assert_eq!(report.passed.len(), 14, "every check ran: {:?}", report.passed);
+}
+
+/// A store whose sessions offer none of the optional interfaces: `MemoryStore`'s sessions
+/// behind a bare [`Session`], to check how the suite treats capabilities.
+struct Bare(MemoryStore);
+
+struct BareSession(Arc<dyn Session>);
+
+impl Session for BareSession {
+    fn id(&self) -> &str {
+        self.0.id()
+    }
+    fn load(&self) -> BoxFuture<'_, Result<SessionSnapshot, SessionError>> {
+        self.0.load()
+    }
+    fn save_turn<'a>(&'a self, turn: &'a Turn) -> BoxFuture<'a, Result<u64, SessionError>> {
+        self.0.save_turn(turn)
+    }
+}
+
+impl SessionStore for Bare {
+    fn open<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
+        Box::pin(async move { Ok(Arc::new(BareSession(self.0.open(id).await?)) as Arc<dyn Session>) })
+    }
+    fn list<'a>(&'a self, options: &'a ListOptions) -> BoxFuture<'a, Result<SessionPage, SessionError>> {
+        self.0.list(options)
+    }
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {
+        self.0.delete(id)
+    }
+}
+
+fn bare() -> Bare {
+    Bare(MemoryStore::new())
+}
+
+/// The panic message of a suite run that must fail.
+fn failure(run: impl FnOnce() + std::panic::UnwindSafe) -> String {
+    let err = std::panic::catch_unwind(run).expect_err("the suite must fail");
+    err.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap()
+}
+
+#[test]
+fn undeclared_capabilities_are_skipped_and_reported() {
+    let report = block_on(session_store_conformance(Capabilities::none(), bare));
+    let skipped: Vec<(&str, &str)> = report.skipped.iter().map(|s| (s.check, s.capability)).collect();
+    assert_eq!(
+        skipped,
+        [
+            ("revisions", "turn store"),
+            ("claims", "claims"),
+            ("concurrent_writers", "turn store"),
+            ("history", "history"),
+            ("compaction", "history"),
+            ("remove_last_turn", "history"),
+            ("fork", "history"),
+            ("export_import", "history"),
+        ]
+    );
+    assert_eq!(report.passed, ["round_trip", "open_turns", "suspension", "recovery", "listing", "ids"]);
+    assert_eq!(
+        report.skipped[0].to_string(),
+        "skipped `revisions`: the store declares no turn store capability"
+    );
+}
+
+#[test]
+fn a_declared_capability_the_store_lacks_fails_the_suite() {
+    for (declared, capability) in [
+        (Capabilities::none().with_turn_store(), "turn store"),
+        (Capabilities::none().with_claims(), "claims"),
+        (Capabilities::none().with_history(), "history"),
+    ] {
+        let message = failure(move || drop(block_on(session_store_conformance(declared, bare))));
+        assert!(message.contains(&format!("declares the {capability} capability")), "{message}");
+    }
+}
+
+#[test]
+fn an_offered_capability_left_undeclared_fails_the_suite() {
+    let declared = Capabilities::none().with_turn_store().with_claims();
+    let message = failure(move || drop(block_on(session_store_conformance(declared, MemoryStore::new))));
+    assert!(message.contains("history capability") && message.contains("declare it"), "{message}");
 }

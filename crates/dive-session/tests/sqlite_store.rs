@@ -7,22 +7,26 @@ mod common;
 
 use dive_core::{Message, SessionError, SessionStore, Turn};
 use dive_session::SqliteStore;
+use dive_test::conformance::{Capabilities, session_store_conformance};
 use futures::executor::block_on;
 
 #[test]
 fn sqlite_store_passes_the_conformance_suite() {
     let dirs: std::cell::RefCell<Vec<tempfile::TempDir>> = Default::default();
-    block_on(dive_test::conformance::session_store_conformance(|| {
+    let report = block_on(session_store_conformance(Capabilities::all(), || {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(dir.path().join("sessions.db")).unwrap();
         dirs.borrow_mut().push(dir);
         store
     }));
+    assert!(report.skipped.is_empty(), "{:?}", report.skipped);
 }
 
 #[test]
 fn in_memory_database_passes_the_conformance_suite() {
-    block_on(dive_test::conformance::session_store_conformance(|| SqliteStore::open_in_memory().unwrap()));
+    let report =
+        block_on(session_store_conformance(Capabilities::all(), || SqliteStore::open_in_memory().unwrap()));
+    assert!(report.skipped.is_empty(), "{:?}", report.skipped);
 }
 
 #[test]

@@ -1,16 +1,156 @@
 //! A conformance suite for [`SessionStore`] implementations: every store in this workspace
 //! passes it, and third-party store authors can run it on theirs.
 //!
-//! Call [`session_store_conformance`] from a test with any executor, passing a function that
-//! makes a fresh, empty store each time.
+//! Call [`session_store_conformance`] from a test with any executor, passing the
+//! [`Capabilities`] the store declares and a function that makes a fresh, empty store each
+//! time. Each declared capability is checked (a store that lacks one fails the suite); the
+//! checks of capabilities not declared are skipped, each with a printed line saying why, and
+//! listed in the returned [`ConformanceReport`].
+//!
+//! ```
+//! use dive_test::conformance::{Capabilities, session_store_conformance};
+//!
+//! async fn check_my_store<S: dive_core::SessionStore>(make_store: impl Fn() -> S) {
+//!     let declared = Capabilities::none().with_turn_store().with_claims();
+//!     let report = session_store_conformance(declared, make_store).await;
+//!     assert!(report.skipped.iter().any(|s| s.capability == "history"));
+//! }
+//! ```
 
 use std::time::Duration;
 
 use dive_core::{
-    Content, ForkOptions, ListOptions, Message, OutcomeReason, Role, SessionDocument, SessionEdit,
+    Content, ForkOptions, ListOptions, Message, OutcomeReason, Role, Session, SessionDocument, SessionEdit,
     SessionError, SessionStore, SuspensionState, ToolCallRecord, ToolCallState, Turn, TurnOutcome,
     TurnStatus, Usage,
 };
+
+/// The optional interfaces a store declares: each one declared is tested, and a store that
+/// lacks one it declares fails the suite.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Capabilities {
+    /// Revision-checked checkpoints ([`Session::as_turn_store`]).
+    pub turn_store: bool,
+    /// Session claims ([`Session::as_claimer`]).
+    pub claims: bool,
+    /// The event log: edits, compaction, fork, export and import ([`Session::as_history`]).
+    pub history: bool,
+}
+
+impl Capabilities {
+    /// No optional interface: only the rules every store follows.
+    #[must_use]
+    pub const fn none() -> Self {
+        Self { turn_store: false, claims: false, history: false }
+    }
+
+    /// Every optional interface (what the stores of `dive-session` offer).
+    #[must_use]
+    pub const fn all() -> Self {
+        Self { turn_store: true, claims: true, history: true }
+    }
+
+    /// Declares revision-checked checkpoints.
+    #[must_use]
+    pub const fn with_turn_store(mut self) -> Self {
+        self.turn_store = true;
+        self
+    }
+
+    /// Declares session claims.
+    #[must_use]
+    pub const fn with_claims(mut self) -> Self {
+        self.claims = true;
+        self
+    }
+
+    /// Declares the event log.
+    #[must_use]
+    pub const fn with_history(mut self) -> Self {
+        self.history = true;
+        self
+    }
+}
+
+/// A check the suite did not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Skipped {
+    /// The check (`revisions`, `claims`, `fork`, …).
+    pub check: &'static str,
+    /// The capability it needs (`turn store`, `claims`, `history`).
+    pub capability: &'static str,
+}
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "skipped `{}`: the store declares no {} capability", self.check, self.capability)
+    }
+}
+
+/// What the suite ran and skipped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConformanceReport {
+    /// The checks that ran.
+    pub passed: Vec<&'static str>,
+    /// The checks skipped, with why.
+    pub skipped: Vec<Skipped>,
+}
+
+/// The suite's running state: the declared capabilities and the report so far.
+struct Run {
+    declared: Capabilities,
+    report: ConformanceReport,
+}
+
+impl Run {
+    /// Whether `check` runs: yes when `capability` is declared and present; a declared one
+    /// that is missing, or a present one that is not declared, fails the suite; neither is a
+    /// printed skip.
+    fn needs(
+        &mut self,
+        check: &'static str,
+        capability: &'static str,
+        declared: bool,
+        present: bool,
+    ) -> bool {
+        match (declared, present) {
+            (true, true) => true,
+            (true, false) => panic!(
+                "conformance `{check}`: the store declares the {capability} capability, but its sessions do \
+                 not offer it (as_{}() returns None)",
+                capability.replace(' ', "_")
+            ),
+            (false, true) => panic!(
+                "conformance `{check}`: the store's sessions offer the {capability} capability, but the \
+                 declared Capabilities leave it out: declare it so the suite checks it"
+            ),
+            (false, false) => {
+                let skipped = Skipped { check, capability };
+                eprintln!("session store conformance: {skipped}");
+                self.report.skipped.push(skipped);
+                false
+            }
+        }
+    }
+
+    fn turn_store(&mut self, check: &'static str, s: &dyn Session) -> bool {
+        let declared = self.declared.turn_store;
+        self.needs(check, "turn store", declared, s.as_turn_store().is_some())
+    }
+
+    fn claims(&mut self, check: &'static str, s: &dyn Session) -> bool {
+        let declared = self.declared.claims;
+        self.needs(check, "claims", declared, s.as_claimer().is_some())
+    }
+
+    fn history(&mut self, check: &'static str, s: &dyn Session) -> bool {
+        let declared = self.declared.history;
+        self.needs(check, "history", declared, s.as_history().is_some())
+    }
+}
 
 fn sample_messages() -> Vec<Message> {
     let unknown: Content = serde_json::from_value(serde_json::json!({"type": "hologram", "frames": [1, 2]}))
@@ -30,30 +170,41 @@ fn closed(id: &str, reason: OutcomeReason) -> Turn {
     t
 }
 
-/// Runs every check against stores made by `make_store`. Panics naming the first rule a
-/// store breaks.
+/// Runs every check against stores made by `make_store`: the rules every store follows, and
+/// the checks of each capability in `declared`. Returns what ran and what was skipped (each
+/// skip is also printed to stderr).
 ///
 /// # Panics
-/// When the store breaks a rule.
-pub async fn session_store_conformance<S, F>(make_store: F)
+/// When the store breaks a rule, lacks a declared capability, or offers one not declared;
+/// the message names the check.
+pub async fn session_store_conformance<S, F>(declared: Capabilities, make_store: F) -> ConformanceReport
 where
     S: SessionStore,
     F: Fn() -> S,
 {
-    round_trip(&make_store()).await;
-    revisions(&make_store()).await;
-    open_turns(&make_store()).await;
-    suspension(&make_store()).await;
-    recovery(&make_store()).await;
-    listing(&make_store()).await;
-    ids(&make_store()).await;
-    claims(&make_store()).await;
-    concurrent_writers(&make_store()).await;
-    history(&make_store()).await;
-    compaction(&make_store()).await;
-    remove_last_turn(&make_store()).await;
-    fork(&make_store()).await;
-    export_import(&make_store()).await;
+    let mut run = Run { declared, report: ConformanceReport::default() };
+    macro_rules! check {
+        ($name:ident) => {
+            if $name(&make_store(), &mut run).await {
+                run.report.passed.push(stringify!($name));
+            }
+        };
+    }
+    check!(round_trip);
+    check!(revisions);
+    check!(open_turns);
+    check!(suspension);
+    check!(recovery);
+    check!(listing);
+    check!(ids);
+    check!(claims);
+    check!(concurrent_writers);
+    check!(history);
+    check!(compaction);
+    check!(remove_last_turn);
+    check!(fork);
+    check!(export_import);
+    run.report
 }
 
 macro_rules! ok {
@@ -65,7 +216,7 @@ macro_rules! ok {
     };
 }
 
-async fn round_trip<S: SessionStore>(store: &S) {
+async fn round_trip<S: SessionStore>(store: &S, _run: &mut Run) -> bool {
     let s = ok!(store.open("round-trip").await, "open");
     let empty = ok!(s.load().await, "load of a new session");
     assert!(empty.history.is_empty() && empty.open_turn.is_none(), "a new session is empty");
@@ -74,11 +225,15 @@ async fn round_trip<S: SessionStore>(store: &S) {
     let again = ok!(store.open("round-trip").await, "reopen");
     let snap = ok!(again.load().await, "load");
     assert_eq!(snap.history, sample_messages(), "messages (including unknown blocks) round-trip unchanged");
+    true
 }
 
-async fn revisions<S: SessionStore>(store: &S) {
+async fn revisions<S: SessionStore>(store: &S, run: &mut Run) -> bool {
     let s = ok!(store.open("revisions").await, "open");
-    let Some(ts) = s.as_turn_store() else { return };
+    if !run.turn_store("revisions", &*s) {
+        return false;
+    }
+    let ts = ok!(s.as_turn_store().ok_or("no turn store"), "turn store");
     let r1 = ok!(ts.checkpoint_turn(0, &Turn::completed("t1", vec![Message::user("a")])).await, "checkpoint");
     assert!(r1 > 0, "the revision advances on write");
     let stale = ts.checkpoint_turn(0, &Turn::completed("t2", vec![])).await;
@@ -89,9 +244,10 @@ async fn revisions<S: SessionStore>(store: &S) {
     let snap = ok!(ts.load().await, "load");
     assert_eq!(snap.revision, r1, "a refused write changes nothing");
     assert_eq!(snap.history.len(), 1, "a refused write changes nothing");
+    true
 }
 
-async fn open_turns<S: SessionStore>(store: &S) {
+async fn open_turns<S: SessionStore>(store: &S, _run: &mut Run) -> bool {
     let s = ok!(store.open("open-turns").await, "open");
     ok!(s.save_turn(&closed("t1", OutcomeReason::OutputLimit)).await, "save incomplete");
     let mut more = closed("t1", OutcomeReason::OutputLimit);
@@ -105,9 +261,10 @@ async fn open_turns<S: SessionStore>(store: &S) {
     let snap = ok!(s.load().await, "load");
     assert!(snap.open_turn.is_none(), "a completed last turn leaves no open turn");
     assert_eq!(snap.history.len(), 3, "history holds both turns");
+    true
 }
 
-async fn suspension<S: SessionStore>(store: &S) {
+async fn suspension<S: SessionStore>(store: &S, _run: &mut Run) -> bool {
     let s = ok!(store.open("suspended").await, "open");
     let mut t = Turn::new("t1", vec![Message::user("ask")]);
     t.suspension = Some(SuspensionState::default());
@@ -122,9 +279,10 @@ async fn suspension<S: SessionStore>(store: &S) {
     );
     let page = ok!(store.list(&ListOptions::all().with_suspended(true)).await, "list suspended");
     assert!(page.sessions.iter().any(|i| i.id == "suspended"), "list filters suspended sessions");
+    true
 }
 
-async fn recovery<S: SessionStore>(store: &S) {
+async fn recovery<S: SessionStore>(store: &S, _run: &mut Run) -> bool {
     let s = ok!(store.open("recovery").await, "open");
     let mut running = Turn::new("t1", vec![Message::user("deploy")]);
     running.tool_calls = vec![ToolCallRecord::new("c1", "bash", ToolCallState::Running)];
@@ -139,9 +297,10 @@ async fn recovery<S: SessionStore>(store: &S) {
     let again = ok!(reopened.load().await, "load again");
     assert_eq!(again.revision, snap.revision, "recovery is recorded once, not on every load");
     assert_eq!(again.open_turn.map(|t| t.status), Some(TurnStatus::Incomplete), "the recovery was stored");
+    true
 }
 
-async fn listing<S: SessionStore>(store: &S) {
+async fn listing<S: SessionStore>(store: &S, _run: &mut Run) -> bool {
     for id in ["l-a", "l-b", "l-c"] {
         let s = ok!(store.open(id).await, "open");
         ok!(s.save_turn(&Turn::completed("t", vec![Message::user(id)])).await, "save");
@@ -155,18 +314,23 @@ async fn listing<S: SessionStore>(store: &S) {
     ok!(store.delete("l-c").await, "delete is idempotent");
     let page = ok!(store.list(&ListOptions::all()).await, "list");
     assert!(page.sessions.iter().all(|i| i.id != "l-c"), "deleted sessions are gone");
+    true
 }
 
-async fn ids<S: SessionStore>(store: &S) {
+async fn ids<S: SessionStore>(store: &S, _run: &mut Run) -> bool {
     for bad in ["", "..", "../escape", "a/b", "a\\b"] {
         let r = store.open(bad).await;
         assert!(matches!(r, Err(SessionError::InvalidId { .. })), "id {bad:?} must be refused");
     }
+    true
 }
 
-async fn claims<S: SessionStore>(store: &S) {
+async fn claims<S: SessionStore>(store: &S, run: &mut Run) -> bool {
     let s = ok!(store.open("claims").await, "open");
-    let Some(c) = s.as_claimer() else { return };
+    if !run.claims("claims", &*s) {
+        return false;
+    }
+    let c = ok!(s.as_claimer().ok_or("no claims"), "claims");
     ok!(c.claim("owner-a", Duration::from_secs(30)).await, "claim");
     ok!(c.claim("owner-a", Duration::from_secs(30)).await, "renew");
     let taken = c.claim("owner-b", Duration::from_secs(30)).await;
@@ -175,12 +339,17 @@ async fn claims<S: SessionStore>(store: &S) {
     ok!(c.claim("owner-b", Duration::from_millis(1)).await, "claim after release");
     std::thread::sleep(Duration::from_millis(10));
     ok!(c.claim("owner-a", Duration::from_secs(1)).await, "an expired claim can be taken over");
+    true
 }
 
-async fn concurrent_writers<S: SessionStore>(store: &S) {
+async fn concurrent_writers<S: SessionStore>(store: &S, run: &mut Run) -> bool {
     let a = ok!(store.open("concurrent").await, "open a");
     let b = ok!(store.open("concurrent").await, "open b");
-    let (Some(ta), Some(tb)) = (a.as_turn_store(), b.as_turn_store()) else { return };
+    if !run.turn_store("concurrent_writers", &*a) {
+        return false;
+    }
+    let ta = ok!(a.as_turn_store().ok_or("no turn store"), "turn store a");
+    let tb = ok!(b.as_turn_store().ok_or("no turn store"), "turn store b");
     let base = ok!(ta.load().await, "load a").revision;
     assert_eq!(ok!(tb.load().await, "load b").revision, base, "both handles see one session");
     let won =
@@ -198,11 +367,15 @@ async fn concurrent_writers<S: SessionStore>(store: &S) {
         "retry"
     );
     assert_eq!(ok!(ta.load().await, "load a").history.len(), 2, "a sees b's retried write");
+    true
 }
 
-async fn history<S: SessionStore>(store: &S) {
+async fn history<S: SessionStore>(store: &S, run: &mut Run) -> bool {
     let s = ok!(store.open("history").await, "open");
-    let Some(h) = s.as_history() else { return };
+    if !run.history("history", &*s) {
+        return false;
+    }
+    let h = ok!(s.as_history().ok_or("no history"), "history");
     let r0 = ok!(h.edit(None, &SessionEdit::SetTitle(Some("Trip planning".into()))).await, "set title");
     let mut metadata = serde_json::Map::new();
     metadata.insert("user".into(), serde_json::json!("ada"));
@@ -231,11 +404,15 @@ async fn history<S: SessionStore>(store: &S) {
     let page = ok!(store.list(&ListOptions::all()).await, "list");
     let info = page.sessions.iter().find(|i| i.id == "history");
     assert_eq!(info.and_then(|i| i.title.as_deref()), Some("Trip planning"), "list shows the title");
+    true
 }
 
-async fn compaction<S: SessionStore>(store: &S) {
+async fn compaction<S: SessionStore>(store: &S, run: &mut Run) -> bool {
     let s = ok!(store.open("compaction").await, "open");
-    let Some(h) = s.as_history() else { return };
+    if !run.history("compaction", &*s) {
+        return false;
+    }
+    let h = ok!(s.as_history().ok_or("no history"), "history");
     ok!(s.save_turn(&Turn::completed("t1", vec![Message::user("a"), Message::assistant("b")])).await, "t1");
     let summary = vec![Message::user("summary of a and b")];
     ok!(h.edit(None, &SessionEdit::Compact { summary: summary.clone() }).await, "compact");
@@ -257,11 +434,15 @@ async fn compaction<S: SessionStore>(store: &S) {
     ok!(s.save_turn(&t).await, "suspend");
     let refused = h.edit(None, &SessionEdit::Compact { summary: vec![] }).await;
     assert!(matches!(refused, Err(SessionError::Suspended(_))), "no compaction while suspended: {refused:?}");
+    true
 }
 
-async fn remove_last_turn<S: SessionStore>(store: &S) {
+async fn remove_last_turn<S: SessionStore>(store: &S, run: &mut Run) -> bool {
     let s = ok!(store.open("remove").await, "open");
-    let Some(h) = s.as_history() else { return };
+    if !run.history("remove_last_turn", &*s) {
+        return false;
+    }
+    let h = ok!(s.as_history().ok_or("no history"), "history");
     let empty = h.edit(None, &SessionEdit::RemoveLastTurn).await;
     assert!(matches!(empty, Err(SessionError::NoTurn { .. })), "nothing to remove: {empty:?}");
     ok!(s.save_turn(&Turn::completed("t1", vec![Message::user("keep")])).await, "t1");
@@ -278,12 +459,13 @@ async fn remove_last_turn<S: SessionStore>(store: &S) {
     ok!(again.save_turn(&Turn::completed("t3", vec![Message::user("next")])).await, "new turns are accepted");
     let page = ok!(store.list(&ListOptions::all().with_suspended(true)).await, "list");
     assert!(page.sessions.iter().all(|i| i.id != "remove"), "no longer listed as suspended");
+    true
 }
 
-async fn fork<S: SessionStore>(store: &S) {
+async fn fork<S: SessionStore>(store: &S, run: &mut Run) -> bool {
     let s = ok!(store.open("fork-src").await, "open");
-    if s.as_history().is_none() {
-        return;
+    if !run.history("fork", &*s) {
+        return false;
     }
     ok!(s.save_turn(&Turn::completed("t1", vec![Message::user("a")])).await, "t1");
     ok!(s.save_turn(&closed("t2", OutcomeReason::OutputLimit)).await, "t2 incomplete");
@@ -301,11 +483,15 @@ async fn fork<S: SessionStore>(store: &S) {
     assert_eq!(source.history.len(), 1, "writing the fork leaves the source alone");
     let taken = store.fork("fork-src", "fork-a", &ForkOptions::default()).await;
     assert!(matches!(taken, Err(SessionError::Rejected(_))), "a fork never overwrites: {:?}", taken.err());
+    true
 }
 
-async fn export_import<S: SessionStore>(store: &S) {
+async fn export_import<S: SessionStore>(store: &S, run: &mut Run) -> bool {
     let s = ok!(store.open("export").await, "open");
-    let Some(h) = s.as_history() else { return };
+    if !run.history("export_import", &*s) {
+        return false;
+    }
+    let h = ok!(s.as_history().ok_or("no history"), "history");
     ok!(h.edit(None, &SessionEdit::SetTitle(Some("exported".into()))).await, "title");
     ok!(s.save_turn(&Turn::completed("t1", sample_messages())).await, "t1");
     ok!(h.edit(None, &SessionEdit::Compact { summary: vec![Message::user("sum")] }).await, "compact");
@@ -330,4 +516,5 @@ async fn export_import<S: SessionStore>(store: &S) {
     );
     let snap = ok!(ok!(store.open("export").await, "open").load().await, "load");
     assert_eq!(snap.open_turn.map(|t| t.id), Some("t2".into()), "the imported session continues");
+    true
 }

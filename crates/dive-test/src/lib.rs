@@ -10,7 +10,9 @@
 //! - [`FunctionModel`] lets a closure decide each response;
 //! - [`RecordedRequests`] has assertion helpers over what a model was sent;
 //! - [`conformance::session_store_conformance`] checks a session store against the rules
-//!   every store must follow.
+//!   every store must follow;
+//! - [`interop::python`] finds the Python interpreter with the pinned official SDKs that
+//!   judge the providers' wire formats.
 //!
 //! ```
 //! use dive_core::{Llm, Message, ModelRequest, ModelResponse};
@@ -26,6 +28,7 @@
 
 pub mod conformance;
 mod function;
+pub mod interop;
 mod recorded;
 mod schema_args;
 mod scripted;
