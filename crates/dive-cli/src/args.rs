@@ -35,6 +35,16 @@ pub struct Args {
     #[arg(long, env = "DIVE_TEMPERATURE")]
     pub temperature: Option<f64>,
 
+    /// Get each answer whole instead of streamed (e.g. behind a proxy that breaks streams).
+    /// Also `"stream": false` in settings.json.
+    #[arg(long)]
+    pub no_stream: bool,
+
+    /// Seconds a streamed answer may stay silent before dive gives up on it (default 120;
+    /// also `"streamIdleTimeout"` in settings.json).
+    #[arg(long, value_name = "SECS", env = "DIVE_STREAM_IDLE_TIMEOUT", value_parser = parse_seconds)]
+    pub stream_idle_timeout: Option<std::time::Duration>,
+
     /// Show the model's thinking as it streams.
     #[arg(long, env = "DIVE_SHOW_THINKING")]
     pub show_thinking: bool,
@@ -54,6 +64,11 @@ pub struct Args {
     /// Continue the most recent session.
     #[arg(short = 'c', long = "continue")]
     pub continue_last: bool,
+
+    /// With --resume or --continue: continue in a new session copied from that one (the
+    /// original stays as it was; use it when another dive process holds the session).
+    #[arg(long)]
+    pub fork_session: bool,
 
     /// How tool calls that no rule decides are handled.
     #[arg(long, value_enum)]
@@ -92,7 +107,8 @@ pub enum OutputFormat {
     StreamJson,
 }
 
-/// Permission modes.
+/// Permission modes (Claude Code's spellings `acceptEdits`, `bypassPermissions` and
+/// `dontAsk` work too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum PermissionModeArg {
     /// Ask for anything that is not read-only or allowed by a rule.
@@ -100,11 +116,22 @@ pub enum PermissionModeArg {
     /// Read-only tools only.
     Plan,
     /// File edits are allowed; other changes ask.
+    #[value(alias = "acceptEdits")]
     AcceptEdits,
     /// Everything is allowed except deny rules.
+    #[value(alias = "bypassPermissions")]
     BypassPermissions,
     /// Never ask: what would ask is denied.
+    #[value(alias = "dontAsk")]
     DontAsk,
+}
+
+/// Parses a positive number of seconds.
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    match text.trim().parse::<f64>() {
+        Ok(s) if s > 0.0 && s.is_finite() => Ok(std::time::Duration::from_secs_f64(s)),
+        _ => Err(format!("{text:?} is not a number of seconds above 0")),
+    }
 }
 
 /// Subcommands.

@@ -52,13 +52,23 @@ impl Input {
         Self { source: Arc::new(Mutex::new(source)), history }
     }
 
-    /// Reads one line after `prompt` (blocking).
+    /// Reads one line after `prompt` (blocking) and keeps it in the prompt history.
     pub fn read_line(&self, prompt: &str) -> Line {
+        self.read(prompt, true)
+    }
+
+    /// Reads an answer to a permission prompt or a question: never kept in the history, so
+    /// `y` and `n` do not crowd out what the user typed.
+    pub fn read_answer(&self, prompt: &str) -> Line {
+        self.read(prompt, false)
+    }
+
+    fn read(&self, prompt: &str, remember: bool) -> Line {
         let mut source = self.source.lock().unwrap_or_else(PoisonError::into_inner);
         match &mut *source {
             Source::Editor(editor) => match editor.readline(prompt) {
                 Ok(line) => {
-                    if !line.trim().is_empty() {
+                    if remember && !line.trim().is_empty() {
                         let _ = editor.add_history_entry(line.as_str());
                         if let Some(path) = &self.history {
                             let _ = editor.save_history(path);
@@ -81,15 +91,23 @@ impl Input {
 }
 
 /// Permission prompts on the terminal: allow once, always for this session, or deny.
+/// Ctrl-C at the prompt cancels the turn.
 pub struct CliDialog {
     input: Input,
     spinner: Spinner,
+    turn: crate::interrupt::TurnState,
 }
 
 impl CliDialog {
     /// A dialog reading answers from `input`.
     pub fn new(input: Input, spinner: Spinner) -> Self {
-        Self { input, spinner }
+        Self { input, spinner, turn: crate::interrupt::TurnState::default() }
+    }
+
+    /// Cancels this turn when the user presses Ctrl-C at the prompt.
+    pub fn with_turn(mut self, turn: crate::interrupt::TurnState) -> Self {
+        self.turn = turn;
+        self
     }
 }
 
@@ -97,6 +115,7 @@ impl PermissionDialog for CliDialog {
     fn ask<'a>(&'a self, request: &'a PermissionRequest) -> dive::BoxFuture<'a, DialogAnswer> {
         let text = render_request(request);
         let input = self.input.clone();
+        let turn = self.turn.clone();
         self.spinner.pause();
         Box::pin(async move {
             let answer = tokio::task::spawn_blocking(move || {
@@ -104,15 +123,19 @@ impl PermissionDialog for CliDialog {
                     Some(i) => (text[..=i].to_owned(), text[i + 1..].to_owned()),
                     None => (String::new(), text),
                 };
+                let (body, prompt) =
+                    (crate::sanitize::visible(&body).into_owned(), crate::sanitize::visible(&prompt).into_owned());
                 let mut err = std::io::stderr().lock();
                 let _ = err.write_all(body.as_bytes());
                 let _ = err.flush();
                 drop(err);
-                match input.read_line(&prompt) {
+                match input.read_answer(&prompt) {
                     Line::Text(line) => parse_answer(&line),
-                    Line::Interrupted | Line::Eof => {
-                        DialogAnswer::Deny(Some("the user did not answer".into()))
+                    Line::Interrupted => {
+                        turn.cancel();
+                        DialogAnswer::Deny(Some("the user cancelled the turn".into()))
                     }
+                    Line::Eof => DialogAnswer::Deny(Some("the user did not answer".into())),
                 }
             })
             .await;

@@ -10,29 +10,54 @@ macro_rules! say {
 }
 
 mod args;
+mod bypass;
 mod cancel;
+mod claim;
+mod cli_settings;
+mod env_file;
+mod errors;
+mod extra_tools;
+mod guard;
 mod input;
+mod interrupt;
 mod model;
 mod out;
 mod print_mode;
+mod provenance;
 mod render;
 mod repl;
+mod sanitize;
+mod save;
 mod sessions_cmd;
 mod setup;
+mod signals;
+mod style;
+mod tool_line;
+mod transcript;
+mod transport;
+mod workspace_sessions;
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use dive::ListOptions;
 
 use args::{Args, Command};
 use input::{CliDialog, Input, Line, NoDialog};
 use setup::SessionChoice;
 
 fn main() -> ExitCode {
-    let _ = dotenvy::dotenv();
-    let args = Args::parse();
+    let env_file = std::env::current_dir().map(|cwd| env_file::EnvFile::load_from(&cwd)).unwrap_or_default();
+    for warning in env_file.warnings() {
+        guard::say_err(&warning);
+    }
+    let env_file = Arc::new(env_file);
+    let matches = <Args as clap::CommandFactory>::command().get_matches();
+    let args = match <Args as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(args) => args,
+        Err(e) => e.exit(),
+    };
+    let provenance = Arc::new(provenance::Provenance::new(env_file, &matches));
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -40,23 +65,23 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let code = runtime.block_on(run(args));
+    let code = runtime.block_on(run(args, provenance));
     // A prompt may still be blocked reading stdin; do not wait for it.
     runtime.shutdown_background();
     ExitCode::from(code)
 }
 
-async fn run(args: Args) -> u8 {
-    match run_inner(args).await {
+async fn run(args: Args, provenance: Arc<provenance::Provenance>) -> u8 {
+    match run_inner(args, provenance).await {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("dive: {message}");
+            eprintln!("dive: {}", sanitize::for_stderr(&message));
             1
         }
     }
 }
 
-async fn run_inner(mut args: Args) -> Result<u8, String> {
+async fn run_inner(mut args: Args, provenance: Arc<provenance::Provenance>) -> Result<u8, String> {
     match args.command.take() {
         Some(Command::Models) => {
             models();
@@ -80,54 +105,80 @@ async fn run_inner(mut args: Args) -> Result<u8, String> {
             None if args.continue_last => SessionChoice::MostRecent,
             None => SessionChoice::New,
         };
-        let (id, resumed) = setup::session_id(&store, choice).await?;
-        let setup = setup::build(&args, Arc::clone(&store), &id, resumed, Arc::new(NoDialog)).await?;
+        let workspace = setup::workspace_root(&args)?;
+        let (id, resumed) = setup::session_id(&store, choice, &workspace).await?;
+        let mut setup =
+            setup::build(&args, Arc::clone(&store), &id, resumed, Arc::new(NoDialog), None).await?;
+        setup.guard.provenance = Arc::clone(&provenance);
+        claim::hold(&mut setup, None, args.fork_session).await?;
+        bypass::warn(setup.manager.mode());
         if setup.model.offline {
             eprintln!("{}\n", model::OFFLINE_NOTICE);
         }
         let code = print_mode::run(&setup, prompt, args.output_format).await;
+        setup.guard.finish().await;
+        drop(setup);
+        close_store(&store).await;
         return Ok(u8::try_from(code).unwrap_or(1));
     }
     let history = setup::session_dir(&args).ok().map(|d| d.join("history"));
     let input = Input::new(history);
     let spinner = render::Spinner::start();
+    let workspace = setup::workspace_root(&args)?;
     let choice = match args.resume.as_deref() {
-        Some("") => pick_session(&store, &input).await?,
+        Some("") => pick_session(&store, &input, &workspace).await?,
         Some(id) => SessionChoice::Id(id.to_owned()),
         None if args.continue_last => SessionChoice::MostRecent,
         None => SessionChoice::New,
     };
-    let (id, resumed) = setup::session_id(&store, choice).await?;
-    let dialog = Arc::new(CliDialog::new(input.clone(), spinner.clone()));
-    let setup = setup::build(&args, Arc::clone(&store), &id, resumed, dialog).await?;
-    repl::Repl::new(setup, input, spinner, args.show_thinking).run().await;
-    Ok(0)
+    let (id, resumed) = setup::session_id(&store, choice, &workspace).await?;
+    let turn = interrupt::TurnState::default();
+    let dialog = Arc::new(CliDialog::new(input.clone(), spinner.clone()).with_turn(turn.clone()));
+    let terminal = setup::Terminal { input: input.clone(), spinner: spinner.clone() };
+    let mut setup = setup::build(&args, Arc::clone(&store), &id, resumed, dialog, Some(terminal)).await?;
+    setup.guard.provenance = Arc::clone(&provenance);
+    claim::hold(&mut setup, Some(&input), args.fork_session).await?;
+    bypass::warn(setup.manager.mode());
+    let code = repl::Repl::new(setup, input, spinner, args.show_thinking).with_turn_state(turn).run().await;
+    close_store(&store).await;
+    Ok(code)
 }
 
-/// Lists recent sessions and asks which to resume.
-async fn pick_session(store: &dive::session::SqliteStore, input: &Input) -> Result<SessionChoice, String> {
-    use dive::SessionStore;
-    let page = store.list(&ListOptions::page(0, 10)).await.map_err(|e| e.to_string())?;
-    if page.sessions.is_empty() {
+/// At a clean exit: the write-ahead log goes into `sessions.db`, so that file alone holds
+/// every session (bounded: a stuck disk does not hold the exit).
+async fn close_store(store: &dive::session::SqliteStore) {
+    let flushed = tokio::time::timeout(std::time::Duration::from_secs(5), store.checkpoint()).await;
+    if let Ok(Err(e)) = flushed {
+        guard::say_err(&format!("could not fold the session log into sessions.db: {e}"));
+    }
+}
+
+/// Lists recent sessions, this workspace's first, and asks which to resume.
+async fn pick_session(
+    store: &dive::session::SqliteStore,
+    input: &Input,
+    workspace: &std::path::Path,
+) -> Result<SessionChoice, String> {
+    let sessions = workspace_sessions::recent(store, workspace, 10).await?;
+    if sessions.is_empty() {
         eprintln!("no saved sessions yet; starting a new one");
         return Ok(SessionChoice::New);
     }
-    eprintln!("Recent sessions:");
-    for (i, info) in page.sessions.iter().enumerate() {
-        let title = info.title.clone().unwrap_or_else(|| "(untitled)".into());
-        eprintln!("  {}. {title}  ({}, {})", i + 1, info.id, info.updated_at);
+    eprintln!("Recent sessions (this workspace first):");
+    for (i, info) in sessions.iter().enumerate() {
+        let title = sanitize::visible(info.title.as_deref().unwrap_or("(untitled)")).into_owned();
+        let place = workspace_sessions::where_label(info, workspace);
+        eprintln!("  {}. {title}  ({}, {}, {place})", i + 1, info.id, info.updated_at);
     }
     let input = input.clone();
     let line = tokio::task::spawn_blocking(move || {
-        input.read_line("Resume which? [1-10, Enter for a new session] ")
+        input.read_answer("Resume which? [1-10, Enter for a new session] ")
     })
     .await
     .map_err(|e| e.to_string())?;
     let Line::Text(answer) = line else { return Ok(SessionChoice::New) };
     match answer.trim().parse::<usize>() {
-        Ok(n) if (1..=page.sessions.len()).contains(&n) => {
-            Ok(SessionChoice::Id(page.sessions[n - 1].id.clone()))
-        }
+        Ok(n) if (1..=sessions.len()).contains(&n) => Ok(SessionChoice::Id(sessions[n - 1].id.clone())),
         _ => Ok(SessionChoice::New),
     }
 }

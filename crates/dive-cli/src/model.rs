@@ -30,24 +30,35 @@ fn key_is_set(var: &str) -> bool {
     std::env::var(var).is_ok_and(|v| !v.trim().is_empty())
 }
 
+/// Builds `spec` with the CLI's transport options; a missing key is said in the user's words
+/// (which variable to set), not the library's.
+fn build(spec: &str, options: &dive::ModelOptions) -> Result<ModelChoice, String> {
+    if let Ok((vendor, _)) = dive::resolve_model(spec)
+        && let Some(var) = vendor.key_env
+        && !key_is_set(var)
+        && !(vendor.name == "grok" && key_is_set("GROK_API_KEY"))
+    {
+        return Err(crate::errors::missing_key(vendor.name, var));
+    }
+    let llm = dive::model_with(spec, options).map_err(|e| e.to_string())?;
+    let label = format!("{}/{}", llm.provider(), llm.model());
+    Ok(ModelChoice { llm, label, offline: false })
+}
+
 /// Picks the model.
 ///
 /// # Errors
-/// The registry's error (unknown vendor, feature not compiled in, missing key), as text.
-pub fn choose(spec: Option<&str>) -> Result<ModelChoice, String> {
+/// The registry's error (unknown vendor, feature not compiled in), or which key to set.
+pub fn choose(spec: Option<&str>, options: &dive::ModelOptions) -> Result<ModelChoice, String> {
     if let Some(spec) = spec.map(str::trim).filter(|s| !s.is_empty()) {
         if spec == "test" || spec.starts_with("test/") {
             return Ok(offline());
         }
-        let llm = dive::model(spec).map_err(|e| e.to_string())?;
-        let label = format!("{}/{}", llm.provider(), llm.model());
-        return Ok(ModelChoice { llm, label, offline: false });
+        return build(spec, options);
     }
     for vendor in dive::vendors() {
         if vendor.compiled_in && vendor.key_env.is_some_and(key_is_set) {
-            let llm = dive::model(&format!("{}/", vendor.name)).map_err(|e| e.to_string())?;
-            let label = format!("{}/{}", llm.provider(), llm.model());
-            return Ok(ModelChoice { llm, label, offline: false });
+            return build(&format!("{}/", vendor.name), options);
         }
     }
     Ok(offline())

@@ -9,11 +9,24 @@ use crate::args::OutputFormat;
 use crate::cancel::CancelWatch;
 use crate::setup::Setup;
 
+/// Text from bytes that should be UTF-8: invalid sequences become U+FFFD and the caller is
+/// told, so `git diff | dive -p review` works on a diff with Latin-1 or binary lines.
+pub fn decode_lossy(bytes: Vec<u8>) -> (String, bool) {
+    match String::from_utf8(bytes) {
+        Ok(text) => (text, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    }
+}
+
 /// The prompt: the argument, or stdin for `-`; piped stdin is appended to a given prompt.
 pub fn read_prompt(arg: &str) -> Result<String, String> {
     let stdin_text = || -> Result<String, String> {
-        let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).map_err(|e| format!("cannot read stdin: {e}"))?;
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("cannot read stdin: {e}"))?;
+        let (text, replaced) = decode_lossy(bytes);
+        if replaced {
+            eprintln!("dive: note: stdin is not valid UTF-8; the invalid bytes were replaced with U+FFFD");
+        }
         Ok(text)
     };
     let prompt = if arg == "-" {
@@ -30,10 +43,11 @@ pub fn read_prompt(arg: &str) -> Result<String, String> {
     Ok(prompt)
 }
 
-/// The response as one JSON object.
-pub fn response_json(response: &Response) -> Value {
+/// The response as one JSON object, with the session it was saved in.
+pub fn response_json(response: &Response, session_id: &str) -> Value {
     json!({
         "type": "result",
+        "session_id": session_id,
         "id": response.id,
         "model": response.model,
         "status": response.status.as_str(),
@@ -48,8 +62,12 @@ pub fn response_json(response: &Response) -> Value {
 
 /// Runs print mode; returns the process exit code.
 pub async fn run(setup: &Setup, prompt: String, format: OutputFormat) -> i32 {
+    if let Err(e) = setup.guard.before_turn().await {
+        eprintln!("dive: {e}");
+        return 1;
+    }
     let soft = SoftCancel::new();
-    let hard = CancellationToken::new();
+    let hard: CancellationToken = setup.guard.signals.turn_token();
     let _watch = CancelWatch::start(soft.clone(), hard.clone());
     let mut options = RunOptions::text(prompt)
         .with_session(std::sync::Arc::clone(&setup.session))
@@ -68,29 +86,41 @@ pub async fn run(setup: &Setup, prompt: String, format: OutputFormat) -> i32 {
     let (response, error) = match result {
         Ok(r) => (Some(r), None),
         Err(e) => {
-            let message = e.to_string();
-            (e.into_response(), Some(message))
+            let described = crate::errors::from_agent(&e);
+            (e.into_response(), Some(described))
         }
     };
-    if let Some(response) = &response {
-        match format {
-            OutputFormat::Text => {
-                let text = response.output_text();
-                if !text.is_empty() {
-                    say!("{text}");
-                }
+    let error_text = error.as_ref().map(|e| e.message.as_str());
+    setup.guard.after_turn(&setup.session, response.as_ref().and_then(|r| r.turn.as_ref()), error_text);
+    crate::workspace_sessions::tag(&*setup.session, &setup.workspace).await;
+    if let Some(code) = setup.guard.signal_exit() {
+        return i32::from(code);
+    }
+    let session_id = setup.session.id();
+    let mut result = match (&response, format) {
+        (Some(response), OutputFormat::Text) => {
+            let text = response.output_text();
+            if !text.is_empty() {
+                say!("{text}");
             }
-            OutputFormat::Json => say!("{}", response_json(response)),
-            OutputFormat::StreamJson => say!(
-                "{}",
-                json!({"type": "result", "status": response.status.as_str(),
-                "text": response.output_text(), "usage": response.usage, "session_id": setup.session.id()})
-            ),
+            None
         }
+        (Some(response), OutputFormat::Json) => Some(response_json(response, session_id)),
+        (Some(response), OutputFormat::StreamJson) => Some(json!({"type": "result",
+            "status": response.status.as_str(), "text": response.output_text(), "usage": response.usage,
+            "session_id": session_id})),
+        (None, OutputFormat::Text) => None,
+        (None, _) => Some(json!({"type": "result", "status": "failed", "session_id": session_id})),
+    };
+    if let (Some(object), Some(error)) = (result.as_mut().and_then(Value::as_object_mut), &error) {
+        object.insert("error".into(), error.to_json());
+    }
+    if let Some(result) = result {
+        say!("{result}");
     }
     match error {
-        Some(message) => {
-            eprintln!("dive: {message}");
+        Some(error) => {
+            eprintln!("dive: {}", crate::sanitize::for_stderr(&error.message));
             1
         }
         None => {

@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use dive::{ContentDelta, ResponseItem, StreamEvent, ToolCallResult, ToolUse};
+use dive::{ContentDelta, ResponseItem, Role, StreamEvent, ToolCallResult};
+
+use crate::style::Style;
 
 const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -25,10 +27,12 @@ pub struct Spinner {
 }
 
 impl Spinner {
-    /// A spinner that draws only when stderr is a terminal.
+    /// A spinner that draws only when stderr is a terminal that takes styling (not under
+    /// `NO_COLOR` or `TERM=dumb`).
     pub fn start() -> Self {
         let spinner = Self::default();
-        spinner.enabled.store(std::io::stderr().is_terminal(), Ordering::Relaxed);
+        let enabled = std::io::stderr().is_terminal() && Style::stderr_from_env().is_color();
+        spinner.enabled.store(enabled, Ordering::Relaxed);
         if spinner.enabled.load(Ordering::Relaxed) {
             let state = Arc::clone(&spinner.state);
             tokio::spawn(async move {
@@ -69,6 +73,9 @@ impl Spinner {
 struct RenderState {
     in_text: bool,
     in_thinking: bool,
+    /// Text arrived as stream events since the last whole message (when it did not, as with
+    /// a model that does not stream, the message's text is printed instead).
+    streamed_text: bool,
 }
 
 /// Renders a turn's items as they arrive.
@@ -76,13 +83,14 @@ struct RenderState {
 pub struct Renderer {
     spinner: Spinner,
     show_thinking: bool,
+    style: Style,
     state: Arc<Mutex<RenderState>>,
 }
 
 impl Renderer {
     /// A renderer for one turn.
     pub fn new(spinner: Spinner, show_thinking: bool) -> Self {
-        Self { spinner, show_thinking, state: Arc::default() }
+        Self { spinner, show_thinking, style: Style::stdout_from_env(), state: Arc::default() }
     }
 
     /// Called once per item.
@@ -95,25 +103,26 @@ impl Renderer {
                 StreamEvent::ContentBlockDelta { delta: ContentDelta::TextDelta { text }, .. } => {
                     self.spinner.pause();
                     if state.in_thinking {
-                        let _ = writeln!(out, "\x1b[0m");
+                        let _ = writeln!(out, "{}", self.style.reset());
                         state.in_thinking = false;
                     }
                     state.in_text = true;
-                    let _ = write!(out, "{text}");
+                    state.streamed_text = true;
+                    let _ = write!(out, "{}", crate::sanitize::visible(text));
                 }
                 StreamEvent::ContentBlockDelta {
                     delta: ContentDelta::ThinkingDelta { thinking }, ..
                 } if self.show_thinking => {
                     self.spinner.pause();
                     if !state.in_thinking {
-                        let _ = write!(out, "\x1b[2m✻ ");
+                        let _ = write!(out, "{}", self.style.start_dim("✻ "));
                         state.in_thinking = true;
                     }
-                    let _ = write!(out, "{thinking}");
+                    let _ = write!(out, "{}", crate::sanitize::visible(thinking));
                 }
                 StreamEvent::ContentBlockStop { .. } => {
                     if state.in_thinking {
-                        let _ = writeln!(out, "\x1b[0m");
+                        let _ = writeln!(out, "{}", self.style.reset());
                         state.in_thinking = false;
                     }
                     if state.in_text {
@@ -125,32 +134,28 @@ impl Renderer {
             },
             ResponseItem::ToolCall { call, preview } => {
                 self.spinner.pause();
-                let summary = preview.as_ref().map_or_else(|| call_summary(call), |p| p.summary.clone());
-                let _ = writeln!(out, "\x1b[36m⏺\x1b[0m {summary}");
+                let _ = writeln!(out, "{}", crate::tool_line::render(call, preview.as_ref(), self.style));
                 self.spinner.busy(format!("running {}…", call.name));
             }
             ResponseItem::ToolCallResult { result } => {
                 self.spinner.pause();
-                let _ = writeln!(out, "  \x1b[2m⎿ {}\x1b[0m", result_summary(result));
+                let shown = crate::sanitize::visible(&result_summary(result)).into_owned();
+                let _ = writeln!(out, "  {}", self.style.dim(&format!("⎿ {shown}")));
                 self.spinner.busy("thinking…");
             }
-            ResponseItem::Message { .. } if !self.show_thinking => {}
+            ResponseItem::Message { message, .. } => {
+                if !std::mem::take(&mut state.streamed_text) && message.role == Role::Assistant {
+                    let text = message.answer_text();
+                    if !text.trim().is_empty() {
+                        self.spinner.pause();
+                        let _ = writeln!(out, "{}", crate::sanitize::visible(&text));
+                    }
+                }
+            }
             _ => {}
         }
         let _ = out.flush();
     }
-}
-
-/// `Name(input)` shortened to one line.
-pub fn call_summary(call: &ToolUse) -> String {
-    let input = call.input.to_string();
-    let input: String = if input.chars().count() > 80 {
-        let cut: String = input.chars().take(77).collect();
-        format!("{cut}…")
-    } else {
-        input
-    };
-    format!("{}({input})", call.name)
 }
 
 /// The first line of a result, with how many more lines there were.
@@ -171,7 +176,8 @@ pub fn result_summary(result: &ToolCallResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dive::ToolOutput;
+    use crate::tool_line::call_summary;
+    use dive::{ToolOutput, ToolUse};
     use serde_json::json;
 
     #[test]

@@ -8,6 +8,8 @@ use dive::{
 };
 
 use crate::cancel::CancelWatch;
+use crate::interrupt::{AtPrompt, PromptInterrupts, TurnState};
+use crate::style::Style;
 use crate::input::{Input, Line};
 use crate::model;
 use crate::render::{Renderer, Spinner};
@@ -22,7 +24,9 @@ Commands:
   /status          model, session, workspace, permission mode
   /compact         summarise the conversation so far into a new window (the transcript stays)
   /quit            leave (also Ctrl-D)
-Ctrl-C during a turn stops it after the current step; press it again to stop now.";
+Ctrl-C while the model answers stops it at once; while tools run it stops after the step
+(press it again to stop now); at a permission prompt it cancels the turn; at the prompt it
+says how to leave, and a second press (or Ctrl-D) leaves.";
 
 /// The interactive session.
 pub struct Repl {
@@ -31,15 +35,48 @@ pub struct Repl {
     pub spinner: Spinner,
     pub show_thinking: bool,
     usage: Usage,
+    turn_state: TurnState,
+    prompt_interrupts: PromptInterrupts,
+    style: Style,
 }
 
 impl Repl {
     /// A loop over `setup`.
     pub fn new(setup: Setup, input: Input, spinner: Spinner, show_thinking: bool) -> Self {
-        Self { setup, input, spinner, show_thinking, usage: Usage::default() }
+        Self {
+            setup,
+            input,
+            spinner,
+            show_thinking,
+            usage: Usage::default(),
+            turn_state: TurnState::default(),
+            prompt_interrupts: PromptInterrupts::default(),
+            style: Style::stderr_from_env(),
+        }
     }
 
-    fn banner(&self) {
+    /// Shares the running turn with the permission dialog (Ctrl-C there cancels the turn).
+    pub fn with_turn_state(mut self, turn: TurnState) -> Self {
+        self.turn_state = turn;
+        self
+    }
+
+    /// On resume: the last exchanges, so the user sees where the conversation stands.
+    async fn recap(&self) {
+        let Ok(snapshot) = self.setup.session.load().await else { return };
+        let lines = crate::transcript::last_exchanges(&snapshot.messages(), 2);
+        if lines.is_empty() {
+            return;
+        }
+        eprintln!("{}", self.style.dim("── last exchanges ──"));
+        for line in lines {
+            let line: String = line.chars().take(300).collect();
+            eprintln!("{}", crate::sanitize::visible(&line));
+        }
+        eprintln!("{}", self.style.dim("──"));
+    }
+
+    async fn banner(&self) {
         eprintln!(
             "dive {} · model {} · workspace {}\nsession {}{} · /help for commands",
             env!("CARGO_PKG_VERSION"),
@@ -51,19 +88,33 @@ impl Repl {
         if self.setup.model.offline {
             eprintln!("\n{}\n", model::OFFLINE_NOTICE);
         }
+        if self.setup.resumed {
+            self.recap().await;
+        }
     }
 
-    /// Runs until `/quit` or end of input.
-    pub async fn run(mut self) {
-        self.banner();
+    /// Runs until `/quit`, end of input or a termination signal; returns the exit code.
+    pub async fn run(mut self) -> u8 {
+        self.banner().await;
         loop {
             let input = self.input.clone();
-            let line = tokio::task::spawn_blocking(move || input.read_line("› ")).await;
+            let signals = self.setup.guard.signals.clone();
+            let line = tokio::select! {
+                line = tokio::task::spawn_blocking(move || input.read_line("› ")) => line,
+                () = signals.received() => break,
+            };
             let line = match line {
                 Ok(Line::Text(line)) => line,
-                Ok(Line::Interrupted) => continue,
+                Ok(Line::Interrupted) => match self.prompt_interrupts.interrupted() {
+                    AtPrompt::Hint(hint) => {
+                        eprintln!("{}", self.style.dim(hint));
+                        continue;
+                    }
+                    AtPrompt::Exit => break,
+                },
                 Ok(Line::Eof) | Err(_) => break,
             };
+            self.prompt_interrupts.reset();
             let line = line.trim();
             if line.is_empty() {
                 continue;
@@ -75,28 +126,46 @@ impl Repl {
                 continue;
             }
             self.turn(line).await;
+            if self.setup.guard.signal_exit().is_some() {
+                break;
+            }
         }
+        self.setup.guard.finish().await;
+        self.setup.guard.signal_exit().unwrap_or(0)
     }
 
     async fn turn(&mut self, text: &str) {
+        if let Err(e) = self.setup.guard.before_turn().await {
+            return eprintln!("{} {e}", self.style.red("error:"));
+        }
         let soft = SoftCancel::new();
-        let hard = CancellationToken::new();
-        let watch = CancelWatch::start(soft.clone(), hard.clone());
+        let hard: CancellationToken = self.setup.guard.signals.turn_token();
+        self.turn_state.begin(hard.clone());
+        let watch = CancelWatch::start_interactive(soft.clone(), hard.clone(), self.turn_state.clone());
         let renderer = Renderer::new(self.spinner.clone(), self.show_thinking);
         self.spinner.busy("thinking…");
         let sink = renderer.clone();
+        let turn_state = self.turn_state.clone();
         let options = RunOptions::text(text)
             .with_session(Arc::clone(&self.setup.session))
             .with_soft_cancel(soft)
             .with_cancel(hard)
             .on_event(move |item| {
+                turn_state.observe(item);
                 sink.item(item);
                 Ok(())
             });
         let result = self.setup.agent.run(options).await;
         drop(watch);
+        self.turn_state.end();
         self.spinner.pause();
+        let (turn, error) = match &result {
+            Ok(r) => (r.turn.as_ref(), None),
+            Err(e) => (e.response().and_then(|r| r.turn.as_ref()), Some(e.to_string())),
+        };
+        let unsaved = self.setup.guard.after_turn(&self.setup.session, turn, error.as_deref());
         self.set_title_once(text).await;
+        crate::workspace_sessions::tag(&*self.setup.session, &self.setup.workspace).await;
         match result {
             Ok(response) => {
                 self.usage += &response.usage;
@@ -106,20 +175,22 @@ impl Repl {
                         .as_ref()
                         .and_then(|t| t.outcome.as_ref())
                         .map(|o| format!("{:?}", o.reason));
-                    eprintln!(
-                        "\x1b[33m(the turn stopped early: {}; send a message to go on)\x1b[0m",
+                    let note = format!(
+                        "(the turn stopped early: {}; send a message to go on)",
                         reason.unwrap_or_default()
                     );
+                    eprintln!("{}", self.style.yellow(&note));
                 }
-                eprintln!("\x1b[2m({})\x1b[0m", usage_line(&response.usage));
+                eprintln!("{}", self.style.dim(&format!("({})", usage_line(&response.usage))));
             }
             Err(e) => {
                 if let Some(r) = e.response() {
                     self.usage += &r.usage;
                 }
-                eprintln!("\x1b[31merror:\x1b[0m {e}");
-                if e.response().is_some() {
-                    eprintln!("\x1b[2m(the turn was saved; send a message to go on)\x1b[0m");
+                let described = crate::errors::from_agent(&e);
+                eprintln!("{} {}", self.style.red("error:"), crate::sanitize::visible(&described.message));
+                if e.response().is_some() && !unsaved {
+                    eprintln!("{}", self.style.dim("(the turn was saved; send a message to go on)"));
                 }
             }
         }
@@ -143,14 +214,12 @@ impl Repl {
             "clear" => self.clear().await,
             "model" => self.model(arg),
             "usage" | "cost" => eprintln!("{}", usage_line(&self.usage)),
-            "status" => eprintln!(
-                "model {}\nsession {}\nworkspace {}\npermission mode {}\n{}",
-                self.setup.model.label,
-                self.setup.session.id(),
-                self.setup.workspace.display(),
-                self.setup.manager.mode(),
-                usage_line(&self.usage)
-            ),
+            "status" => {
+                for line in self.setup.guard.provenance.status(&self.setup) {
+                    eprintln!("{line}");
+                }
+                eprintln!("{}", usage_line(&self.usage));
+            }
             "compact" => self.compact().await,
             other => eprintln!("unknown command /{other}; /help lists them"),
         }
@@ -161,6 +230,10 @@ impl Repl {
         let id = dive::new_id("session");
         match self.setup.store.open(&id).await {
             Ok(session) => {
+                if let Some(old) = self.setup.guard.claim.take() {
+                    old.release().await;
+                }
+                self.setup.guard.claim = crate::claim::Claim::take(Arc::clone(&session)).await.ok().flatten();
                 self.setup.session = session;
                 eprintln!("new session {id}");
             }
@@ -173,7 +246,7 @@ impl Repl {
             eprintln!("model {}", self.setup.model.label);
             return;
         }
-        match model::choose(Some(spec)) {
+        match model::choose(Some(spec), &self.setup.transport) {
             Ok(choice) => {
                 self.setup.agent.set_model(Arc::clone(&choice.llm));
                 eprintln!("model {}", choice.label);

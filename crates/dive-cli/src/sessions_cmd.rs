@@ -1,9 +1,10 @@
 //! `dive sessions list | show | export | delete`.
 
-use dive::{Content, ListOptions, Role, SessionStore};
+use dive::{ListOptions, SessionStore};
 
 use crate::args::SessionsCommand;
-use crate::render::call_summary;
+use crate::transcript;
+use crate::workspace_sessions::workspace_of;
 
 /// Runs a sessions subcommand; returns the exit code.
 pub async fn run(store: &dyn SessionStore, command: SessionsCommand) -> Result<(), String> {
@@ -16,7 +17,8 @@ pub async fn run(store: &dyn SessionStore, command: SessionsCommand) -> Result<(
             for info in &page.sessions {
                 let title = info.title.clone().unwrap_or_else(|| "(untitled)".into());
                 let flag = if info.suspended { " [suspended]" } else { "" };
-                say!("{}  {}  {} events  {title}{flag}", info.id, info.updated_at, info.event_count);
+                let place = workspace_of(info).map_or_else(String::new, |w| format!("  [{w}]"));
+                say!("{}  {}  {} events  {title}{flag}{place}", info.id, info.updated_at, info.event_count);
             }
             if page.total > page.sessions.len() {
                 say!("… {} more (use -n)", page.total - page.sessions.len());
@@ -25,25 +27,13 @@ pub async fn run(store: &dyn SessionStore, command: SessionsCommand) -> Result<(
         SessionsCommand::Show { id } => {
             let session = existing(store, &id).await?;
             let snapshot = session.load().await.map_err(|e| e.to_string())?;
-            for message in snapshot.messages() {
-                let who = match message.role {
-                    Role::User => "you",
-                    Role::Assistant => "dive",
-                    _ => "system",
-                };
-                for block in &message.content {
-                    match block {
-                        Content::Text(t) => say!("{who}: {}", t.text),
-                        Content::ToolUse(call) => say!("{who}: ⏺ {}", call_summary(call)),
-                        Content::ToolResult(r) => {
-                            let text = r.text_content();
-                            let first = text.lines().next().unwrap_or_default();
-                            say!("  ⎿ {first}");
-                        }
-                        Content::Reminder(r) => say!("  [{}]", r.name),
-                        _ => {}
-                    }
-                }
+            // The whole transcript: turns a compaction replaced are shown too.
+            let lines = match session.as_history() {
+                Some(history) => transcript::document_lines(&history.document().await.map_err(|e| e.to_string())?),
+                None => snapshot.messages().iter().flat_map(transcript::message_lines).collect(),
+            };
+            for line in lines {
+                say!("{line}");
             }
             if let Some(turn) = &snapshot.open_turn {
                 say!("(open turn {}: {})", turn.id, turn.status.as_str());

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use dive::permission::{PermissionDialog, PermissionHook, PermissionManager, PermissionMode, Settings};
+use dive::permission::{PermissionDialog, PermissionHook, PermissionManager, PermissionMode};
 use dive::session::SqliteStore;
 use dive::toolkit::{Toolkit, Workspace};
 use dive::{Agent, Hooks, ListOptions, ModelSettings, Session, SessionStore, new_id};
@@ -21,6 +21,28 @@ pub struct Setup {
     pub workspace: PathBuf,
     pub model: ModelChoice,
     pub resumed: bool,
+    /// Signals, the session claim, unsaved turns (see `guard.rs`).
+    pub guard: crate::guard::Guard,
+    /// Retries and timeouts for models built later (`/model`).
+    pub transport: dive::ModelOptions,
+}
+
+/// The terminal in interactive mode: questions are asked there and retries shown around the
+/// spinner.
+pub struct Terminal {
+    pub input: crate::input::Input,
+    pub spinner: crate::render::Spinner,
+}
+
+/// The workspace root: `--workspace`, else the current directory.
+pub fn workspace_root(args: &Args) -> Result<PathBuf, String> {
+    let root = match &args.workspace {
+        Some(w) => w.clone(),
+        None => std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?,
+    };
+    Workspace::new(&root)
+        .map(|w| w.root().to_path_buf())
+        .map_err(|e| format!("bad workspace {}: {e}", root.display()))
 }
 
 /// The default system prompt.
@@ -47,7 +69,7 @@ pub fn session_dir(args: &Args) -> Result<PathBuf, String> {
 /// Opens the session store.
 pub fn open_store(args: &Args) -> Result<Arc<SqliteStore>, String> {
     let path = session_dir(args)?.join("sessions.db");
-    SqliteStore::open(&path).map(Arc::new).map_err(|e| format!("cannot open {}: {e}", path.display()))
+    SqliteStore::open(&path).map(Arc::new).map_err(|e| crate::save::open_error(&path, &e))
 }
 
 /// How the session was chosen.
@@ -57,8 +79,13 @@ pub enum SessionChoice {
     MostRecent,
 }
 
-/// Picks the session id.
-pub async fn session_id(store: &SqliteStore, choice: SessionChoice) -> Result<(String, bool), String> {
+/// Picks the session id; `--continue` takes the most recent session of `workspace` (the most
+/// recent of any workspace when it has none).
+pub async fn session_id(
+    store: &SqliteStore,
+    choice: SessionChoice,
+    workspace: &Path,
+) -> Result<(String, bool), String> {
     match choice {
         SessionChoice::New => Ok((new_id("session"), false)),
         SessionChoice::Id(id) => {
@@ -70,9 +97,14 @@ pub async fn session_id(store: &SqliteStore, choice: SessionChoice) -> Result<(S
             }
         }
         SessionChoice::MostRecent => {
-            let page = store.list(&ListOptions::page(0, 1)).await.map_err(|e| e.to_string())?;
-            match page.sessions.first() {
-                Some(info) => Ok((info.id.clone(), true)),
+            match crate::workspace_sessions::recent(store, workspace, 1).await?.first() {
+                Some(info) => {
+                    let place = crate::workspace_sessions::where_label(info, workspace);
+                    if place != "here" {
+                        eprintln!("no saved session in this workspace; continuing {} ({place})", info.id);
+                    }
+                    Ok((info.id.clone(), true))
+                }
                 None => Ok((new_id("session"), false)),
             }
         }
@@ -100,14 +132,38 @@ pub async fn build(
     session_id: &str,
     resumed: bool,
     dialog: Arc<dyn PermissionDialog>,
+    terminal: Option<Terminal>,
 ) -> Result<Setup, String> {
-    let cwd = std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?;
-    let root = args.workspace.clone().unwrap_or(cwd);
+    let root = workspace_root(args)?;
     let workspace = Workspace::new(&root).map_err(|e| format!("bad workspace {}: {e}", root.display()))?;
     let workspace_path = workspace.root().to_path_buf();
-    let model = model::choose(args.model.as_deref())?;
-    let toolkit = if model.offline { Toolkit::read_only(workspace) } else { Toolkit::new(workspace) };
-    let settings = Settings::load(&workspace_path).map_err(|e| e.to_string())?;
+    let cli = crate::cli_settings::load_from_env(&workspace_path)?;
+    for warning in &cli.warnings {
+        eprintln!("dive: warning: {warning}");
+    }
+    let streaming = !args.no_stream && cli.stream != Some(false);
+    let notice: crate::transport::Notice = match &terminal {
+        Some(t) => {
+            let spinner = t.spinner.clone();
+            Arc::new(move |line: &str| {
+                spinner.pause();
+                eprintln!("({line})");
+                spinner.busy("thinking…");
+            })
+        }
+        None => Arc::new(|line: &str| eprintln!("dive: {line}")),
+    };
+    let transport =
+        crate::transport::options(args.stream_idle_timeout.or(cli.stream_idle), streaming, notice);
+    let model = model::choose(args.model.as_deref().or(cli.model.as_deref()), &transport)?;
+    let mut toolkit = if model.offline { Toolkit::read_only(workspace) } else { Toolkit::new(workspace) };
+    if !model.offline {
+        for tool in crate::extra_tools::tools(terminal.map(|t| (t.input, t.spinner))) {
+            toolkit = toolkit.with_tool(tool);
+        }
+    }
+    let mut settings = cli.settings;
+    settings.permissions.ask.push(crate::extra_tools::WEB_FETCH_ASK_RULE.into());
     let config = settings.permission_config().map_err(|e| e.to_string())?;
     let mode = permission_mode(args, settings.permissions.default_mode.unwrap_or_default());
     let manager = Arc::new(PermissionManager::new(config.with_mode(mode)));
@@ -120,6 +176,9 @@ pub async fn build(
     if let Some(t) = args.temperature {
         settings_model = settings_model.temperature(t);
     }
+    if !streaming {
+        settings_model = settings_model.stream(false);
+    }
     let system = args.system_prompt.clone().unwrap_or_else(|| default_system_prompt(&workspace_path));
     let agent = Agent::builder()
         .name("dive")
@@ -130,5 +189,6 @@ pub async fn build(
         .model_settings(settings_model)
         .build()
         .map_err(|e| e.to_string())?;
-    Ok(Setup { agent, store, session, manager, workspace: workspace_path, model, resumed })
+    let guard = crate::guard::Guard::new(session_dir(args)?);
+    Ok(Setup { agent, store, session, manager, workspace: workspace_path, model, resumed, guard, transport })
 }
