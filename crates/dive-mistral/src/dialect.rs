@@ -83,11 +83,13 @@ fn rewrite(_request: &ModelRequest, body: &mut Map<String, Value>) {
 }
 
 /// Mistral's wire differences: `max_tokens`, reminders as user text, reasoning read from
-/// `reasoning_content`, no `stream_options`, `model_length` kept as a context-limit stop, and
-/// the body hook (tool-call ids, `refusal`, `file` parts).
+/// `reasoning_content` and from Magistral's typed `thinking` content chunks (and replayed as
+/// such chunks), no `stream_options`, `model_length` kept as a context-limit stop, and the
+/// body hook (tool-call ids, `refusal`, `file` parts).
 #[must_use]
 pub fn dialect() -> Dialect {
     Dialect::compatible()
+        .with_thinking_chunks(true)
         .with_stream_usage(false)
         .with_stop_reasons(&[("model_length", "model_length")])
         .with_unsupported(&["stream_options"])

@@ -73,3 +73,45 @@ async fn a_missing_key_is_an_authentication_error() {
         assert!(e.to_string().contains("MISTRAL_API_KEY"), "{e}");
     }
 }
+
+/// A recorded Magistral-style answer (`tests/fixtures/recorded/`, see its README): the
+/// thinking chunk becomes a thinking block and goes back as a thinking chunk next turn.
+#[tokio::test]
+async fn a_recorded_thinking_answer_is_kept_and_replayed() {
+    let recorded: Value = serde_json::from_slice(
+        &std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/recorded/vercel-mistral-reasoning-history-live.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let recorded_content = &recorded["choices"][0]["message"]["content"];
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(&recorded))
+        .mount(&server)
+        .await;
+    let llm = dive_mistral::builder()
+        .api_key("mistral-test")
+        .base_url(format!("{}/v1", server.uri()))
+        .build()
+        .unwrap();
+    let first = llm.generate(ModelRequest::new(vec![Message::user("17 * 23?")])).await.unwrap();
+    let Content::Thinking(thinking) = &first.content[0] else { panic!("{:?}", first.content) };
+    assert_eq!(thinking.thinking, recorded_content[0]["thinking"][0]["text"].as_str().unwrap());
+    assert_eq!(first.text_content(), recorded_content[1]["text"].as_str().unwrap());
+    assert_eq!(first.content.len(), 2);
+    let history = vec![Message::user("17 * 23?"), first.to_message(), Message::user("And 17 * 24?")];
+    llm.generate(ModelRequest::new(history)).await.unwrap();
+    let requests = server.received_requests().await.unwrap();
+    let sent: Value = serde_json::from_slice(&requests[1].body).unwrap();
+    assert_eq!(
+        sent["messages"][1]["content"],
+        json!([
+            {"type": "thinking", "thinking": [{"type": "text", "text": recorded_content[0]["thinking"][0]["text"]}]},
+            {"type": "text", "text": "391"}
+        ])
+    );
+}

@@ -2,8 +2,9 @@
 //! against its request models with unknown keys rejected, and SSE fixtures decode to the same
 //! message the SDK's stream types accumulate.
 //!
-//! Needs `python3` (or `$DIVE_PYTHON`) with `mistralai==3.7.0` (which brings `pydantic`).
-//! Without them the tests FAIL, unless `DIVE_SKIP_PYTHON_INTEROP=1` is set.
+//! Needs the pinned `mistralai` SDK (`crates/dive-test/interop/requirements.txt`, checked by
+//! `dive_test::interop`; `cargo xtask ci` installs it into `target/interop-venv` when missing).
+//! Without it the tests FAIL; `DIVE_SKIP_PYTHON_INTEROP=1` skips them, outside CI only.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
@@ -27,24 +28,9 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
-/// The Python to run, or `None` when the interop tests are explicitly skipped.
+/// The Python with the pinned `mistralai` SDK (`dive_test::interop`); `None` when skipped locally.
 fn python() -> Option<String> {
-    let py = std::env::var("DIVE_PYTHON").unwrap_or_else(|_| "python3".into());
-    let ok = Command::new(&py)
-        .args(["-c", "import mistralai.client.models, pydantic"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if ok {
-        return Some(py);
-    }
-    if std::env::var("DIVE_SKIP_PYTHON_INTEROP").as_deref() == Ok("1") {
-        eprintln!("DIVE_SKIP_PYTHON_INTEROP=1: skipping the mistralai SDK interop check");
-        return None;
-    }
-    panic!(
-        "the interop tests need `{py}` with the official SDK: run `{py} -m pip install mistralai==3.7.0` \
-         (or set DIVE_PYTHON to a python that has it; DIVE_SKIP_PYTHON_INTEROP=1 skips these tests)"
-    );
+    dive_test::interop::python("mistralai")
 }
 
 fn weather() -> ToolDefinition {
@@ -167,7 +153,29 @@ fn matrix() -> Vec<(&'static str, ModelRequest)> {
             ],
         )]),
     ));
+    cases.push(("magistral_thinking_replay", ModelRequest::new(magistral_history())));
     cases
+}
+
+/// A recorded Magistral answer (thinking chunk + text chunk), decoded, then a follow-up.
+fn magistral_history() -> Vec<Message> {
+    let recorded: Value =
+        serde_json::from_slice(&std::fs::read(fixture("recorded/vercel-mistral-reasoning.json")).unwrap())
+            .unwrap();
+    let turn = dive_openai::chat::decode_response(&recorded, &dive_mistral::dialect());
+    vec![Message::user("What is 2+2?"), turn.into_message(), Message::user("And 3+3?")]
+}
+
+#[test]
+fn magistral_thinking_goes_back_as_a_thinking_chunk() {
+    let llm = dive_mistral::builder().api_key("k").build().unwrap();
+    let body = llm.request_body(&ModelRequest::new(magistral_history()), false);
+    // The recorded message's own `content` array, as Mistral sent it.
+    let recorded: Value =
+        serde_json::from_slice(&std::fs::read(fixture("recorded/vercel-mistral-reasoning.json")).unwrap())
+            .unwrap();
+    assert_eq!(body["messages"][1]["role"], "assistant");
+    assert_eq!(body["messages"][1]["content"], recorded["choices"][0]["message"]["content"]);
 }
 
 #[test]
@@ -236,6 +244,14 @@ fn assert_same_message(name: &str) -> dive_core::ModelResponse {
     assert_eq!(ours.id, theirs["id"].as_str().unwrap());
     assert_eq!(ours.model, theirs["model"].as_str().unwrap());
     assert_eq!(ours.text_content(), theirs["content"].as_str().unwrap());
+    let thinking: String = ours
+        .content
+        .iter()
+        .filter_map(
+            |c| if let dive_core::Content::Thinking(t) = c { Some(t.thinking.as_str()) } else { None },
+        )
+        .collect();
+    assert_eq!(thinking, theirs["thinking"].as_str().unwrap());
     let calls: Vec<Value> =
         ours.tool_uses().map(|c| json!({"id": c.id, "name": c.name, "arguments": c.input})).collect();
     assert_eq!(json!(calls), theirs["tool_calls"]);
@@ -254,6 +270,19 @@ fn shared_testbed_stream_matches_the_sdk() {
 fn parallel_tool_calls_stream_matches_the_sdk() {
     let r = assert_same_message("parallel_tools.sse");
     assert_eq!(r.stop_kind(), StopKind::ToolUse);
+}
+
+/// The recorded Magistral stream (see `tests/fixtures/recorded/README.md`): the thinking
+/// chunks' text, as recorded, is one thinking block before the answer, and the SDK's typed
+/// chunks accumulate to the same.
+#[test]
+fn magistral_thinking_chunks_stream_matches_the_sdk() {
+    let r = assert_same_message("recorded/vercel-mistral-reasoning.sse");
+    let kinds: Vec<&str> = r.content.iter().map(dive_core::Content::kind).collect();
+    assert_eq!(kinds, ["thinking", "text"]);
+    let dive_core::Content::Thinking(t) = &r.content[0] else { unreachable!() };
+    assert_eq!(t.thinking, "The user is asking for 2+2. This is basic arithmetic. 2+2=4.");
+    assert_eq!(r.text_content(), "2 + 2 = 4");
 }
 
 #[test]

@@ -73,6 +73,14 @@ pub struct Dialect {
     pub reasoning_fields: &'static [&'static str],
     /// Chat Completions: the assistant-message field thinking text is replayed in, if any.
     pub replay_reasoning_field: Option<&'static str>,
+    /// Chat Completions: replay thinking as typed `{"type": "thinking", "thinking": [{"type":
+    /// "text", …}]}` chunks in the assistant's `content` array, the form Mistral's Magistral
+    /// models answer in. (Such chunks are decoded for every dialect.)
+    pub thinking_chunks: bool,
+    /// Chat Completions: keep the `reasoning_details` array (OpenRouter) and replay it
+    /// unmodified. Each detail becomes a thinking block (text, signature) holding the detail
+    /// itself under `metadata[key].reasoning_detail`, `key` being this value.
+    pub reasoning_details: Option<&'static str>,
     /// Raw finish reasons renamed before they reach [`ModelResponse::stop_reason`](dive_core::ModelResponse)
     /// (`(vendor value, dive value)`, matched case-insensitively). Unlisted values are kept.
     pub stop_reasons: &'static [(&'static str, &'static str)],
@@ -103,6 +111,8 @@ impl Dialect {
             stream_usage: true,
             reasoning_fields: &[],
             replay_reasoning_field: None,
+            thinking_chunks: false,
+            reasoning_details: None,
             stop_reasons: &[],
             unsupported: &[],
             reported_cost: None,
@@ -163,6 +173,20 @@ impl Dialect {
     #[must_use]
     pub fn with_replay_reasoning_field(mut self, field: Option<&'static str>) -> Self {
         self.replay_reasoning_field = field;
+        self
+    }
+
+    /// Replays (or not) thinking as typed `thinking` content chunks.
+    #[must_use]
+    pub fn with_thinking_chunks(mut self, on: bool) -> Self {
+        self.thinking_chunks = on;
+        self
+    }
+
+    /// Keeps `reasoning_details` under this metadata key and replays them (`None`: off).
+    #[must_use]
+    pub fn with_reasoning_details(mut self, key: Option<&'static str>) -> Self {
+        self.reasoning_details = key;
         self
     }
 

@@ -8,8 +8,12 @@
 //!   OpenRouter reports is kept in `Usage::cost` with source `provider`; catalog prices
 //!   ([`MODELS`]) are only a fallback.
 //! - Reasoning: the requested effort is kept and sent in OpenRouter's unified form,
-//!   `reasoning: {effort}` (a thinking budget as `reasoning: {max_tokens}`); reasoning text
-//!   comes back in `reasoning` and becomes thinking blocks.
+//!   `reasoning: {effort}` (a thinking budget as `reasoning: {max_tokens}`). The
+//!   `reasoning_details` array (streamed or whole) becomes one thinking block a detail, with
+//!   its text (`reasoning.text`, `reasoning.summary`) and `signature`; the detail itself is
+//!   kept in `metadata.openrouter.reasoning_detail` and sent back unmodified in the assistant
+//!   message's `reasoning_details`, as OpenRouter asks for tool calling with reasoning
+//!   models. Models that send only `reasoning` text get a plain thinking block.
 //! - Keep-alive comments (`: OPENROUTER PROCESSING`) in streams are skipped by the SSE decoder.
 //! - App attribution: add the `HTTP-Referer` and `X-Title` headers with
 //!   [`header`](dive_openai::Builder::header).
@@ -73,12 +77,17 @@ fn rewrite(request: &ModelRequest, body: &mut Map<String, Value>) {
     body.entry("usage").or_insert(json!({"include": true}));
 }
 
-/// OpenRouter's wire differences: [`Dialect::compatible`] plus provider-reported cost and the
-/// body hook above.
+/// The metadata key under which a thinking block keeps its OpenRouter reasoning detail.
+pub const METADATA_KEY: &str = "openrouter";
+
+/// OpenRouter's wire differences: [`Dialect::compatible`] plus provider-reported cost,
+/// `reasoning_details` kept (under [`METADATA_KEY`]) and sent back unmodified, and the body
+/// hook above.
 #[must_use]
 pub fn dialect() -> Dialect {
     Dialect::compatible()
         .with_reasoning_fields(&["reasoning", "reasoning_content"])
+        .with_reasoning_details(Some(METADATA_KEY))
         .with_reported_cost(Some("provider"))
         .with_body_hook(BodyHook::new(rewrite))
 }

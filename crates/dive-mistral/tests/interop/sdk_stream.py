@@ -1,6 +1,7 @@
 """Parse a Chat Completions SSE fixture with the official `mistralai` SDK's stream types
 (each `data:` line as a CompletionEvent's CompletionChunk, as Chat.stream yields them) and
-accumulate what an application would: content, tool calls by index (arguments
+accumulate what an application would: content (a string, or typed chunks: `text` chunks
+into content, Magistral's `thinking` chunks into thinking), tool calls by index (arguments
 concatenated), the finish reason and usage. Each chunk is also checked for keys the SDK
 drops (unknown keys).
 
@@ -31,7 +32,7 @@ def dropped(raw, dumped, path=""):
 def main() -> int:
     text = open(sys.argv[1], encoding="utf-8").read()
     datas = [l[len("data:"):].strip() for l in text.splitlines() if l.startswith("data:")]
-    content, calls, problems = "", {}, []
+    content, thinking, calls, problems = "", "", {}, []
     finish, usage, model, rid, done = None, None, None, None, False
     for i, data in enumerate(datas):
         if data == "[DONE]":
@@ -49,6 +50,12 @@ def main() -> int:
             d = choice.delta
             if isinstance(d.content, str):
                 content += d.content
+            elif isinstance(d.content, list):
+                for c in d.content:
+                    if c.type == "thinking":
+                        thinking += "".join(t.text for t in c.thinking if getattr(t, "type", None) == "text")
+                    elif c.type == "text":
+                        content += c.text
             for tc in d.tool_calls or []:
                 idx = tc.index if isinstance(tc.index, int) else len(calls)
                 slot = calls.setdefault(idx, {"id": None, "name": "", "arguments": ""})
@@ -60,7 +67,7 @@ def main() -> int:
             if choice.finish_reason is not None:
                 finish = str(choice.finish_reason)
     out = {"problems": problems, "done": done, "message": {
-        "id": rid, "model": model, "content": content, "finish_reason": finish, "usage": usage,
+        "id": rid, "model": model, "content": content, "thinking": thinking, "finish_reason": finish, "usage": usage,
         "tool_calls": [{"id": c["id"], "name": c["name"], "arguments": json.loads(c["arguments"] or "{}")}
                        for _, c in sorted(calls.items())]}}
     print(json.dumps(out, ensure_ascii=False))

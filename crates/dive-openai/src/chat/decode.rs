@@ -3,6 +3,7 @@
 use dive_core::{Content, Cost, ModelResponse, RefusalContent, ThinkingContent, ToolUse, Usage};
 use serde_json::Value;
 
+use crate::chat::reasoning::{ChunkKind, content_chunks, detail_block};
 use crate::profile::Dialect;
 use crate::wire::{count, parse_arguments, text};
 
@@ -47,11 +48,26 @@ pub fn decode_response(v: &Value, dialect: &Dialect) -> ModelResponse {
     r.usage.service_tier = text(v, "service_tier");
     let choice = v.get("choices").and_then(|c| c.get(0)).cloned().unwrap_or_default();
     let message = choice.get("message").cloned().unwrap_or_default();
-    if let Some(thinking) = reasoning_text(&message, dialect).filter(|t| !t.is_empty()) {
+    let details = dialect.reasoning_details.and_then(|key| {
+        message.get("reasoning_details").and_then(Value::as_array).filter(|d| !d.is_empty()).map(|d| (key, d))
+    });
+    if let Some((key, details)) = details {
+        // The details carry what `reasoning` repeats as plain text, plus signatures.
+        r.content.extend(details.iter().map(|d| Content::Thinking(detail_block(d, key))));
+    } else if let Some(thinking) = reasoning_text(&message, dialect).filter(|t| !t.is_empty()) {
         r.content.push(Content::Thinking(ThinkingContent::new(thinking, None)));
     }
-    if let Some(t) = message.get("content").and_then(Value::as_str).filter(|t| !t.is_empty()) {
-        r.content.push(Content::text(t));
+    match message.get("content") {
+        Some(Value::String(t)) if !t.is_empty() => r.content.push(Content::text(t)),
+        Some(Value::Array(chunks)) => {
+            for (kind, t) in content_chunks(chunks).into_iter().filter(|(_, t)| !t.is_empty()) {
+                r.content.push(match kind {
+                    ChunkKind::Thinking => Content::Thinking(ThinkingContent::new(t, None)),
+                    ChunkKind::Text => Content::text(t),
+                });
+            }
+        }
+        _ => {}
     }
     if let Some(refusal) = message.get("refusal").and_then(Value::as_str).filter(|t| !t.is_empty()) {
         r.content.push(Content::Refusal(RefusalContent::new(refusal)));

@@ -11,6 +11,7 @@ use dive_core::{
 };
 use serde_json::{Map, Value, json};
 
+use crate::chat::reasoning::{stored_detail, thinking_chunk};
 use crate::profile::Dialect;
 use crate::schema::strict_schema;
 use crate::wire::{arguments, has_media, media_url, result_text};
@@ -242,16 +243,46 @@ fn encode_part(block: &Content) -> Option<Value> {
     }
 }
 
+/// Appends text to the last `text` chunk, or starts one.
+fn push_text_chunk(chunks: &mut Vec<Value>, text: &str) {
+    match chunks.last_mut() {
+        Some(last) if last["type"] == "text" => {
+            let joined = format!("{}{text}", last["text"].as_str().unwrap_or_default());
+            last["text"] = json!(joined);
+        }
+        _ => chunks.push(json!({"type": "text", "text": text})),
+    }
+}
+
 fn encode_assistant(message: &Message, dialect: &Dialect) -> Option<Value> {
     let mut text = String::new();
     let mut refusal = String::new();
     let mut reasoning = String::new();
     let mut calls = Vec::new();
+    // Typed chunks (thinking, text) in block order, for `Dialect::thinking_chunks`.
+    let mut chunks = Vec::new();
+    let mut thought = false;
+    // Reasoning details to send back unmodified, for `Dialect::reasoning_details`.
+    let mut details = Vec::new();
     for block in &message.content {
         match block {
-            Content::Text(t) => text.push_str(&t.text),
+            Content::Text(t) => {
+                text.push_str(&t.text);
+                if !t.text.is_empty() {
+                    push_text_chunk(&mut chunks, &t.text);
+                }
+            }
             Content::Refusal(r) => refusal.push_str(&r.refusal),
-            Content::Thinking(t) => reasoning.push_str(&t.thinking),
+            Content::Thinking(t) => {
+                reasoning.push_str(&t.thinking);
+                if let Some(detail) = dialect.reasoning_details.and_then(|key| stored_detail(t, key)) {
+                    details.push(detail.clone());
+                }
+                if !t.thinking.is_empty() {
+                    chunks.push(thinking_chunk(&t.thinking));
+                    thought = true;
+                }
+            }
             Content::ToolUse(call) => calls.push(json!({"id": call.id, "type": "function",
                 "function": {"name": call.name, "arguments": arguments(call)}})),
             _ => {}
@@ -262,7 +293,14 @@ fn encode_assistant(message: &Message, dialect: &Dialect) -> Option<Value> {
     }
     let mut m = Map::new();
     m.insert("role".into(), json!("assistant"));
-    m.insert("content".into(), if text.is_empty() && !calls.is_empty() { Value::Null } else { json!(text) });
+    let content = if dialect.thinking_chunks && thought {
+        Value::Array(chunks)
+    } else if text.is_empty() && !calls.is_empty() {
+        Value::Null
+    } else {
+        json!(text)
+    };
+    m.insert("content".into(), content);
     if !refusal.is_empty() {
         m.insert("refusal".into(), json!(refusal));
     }
@@ -273,6 +311,9 @@ fn encode_assistant(message: &Message, dialect: &Dialect) -> Option<Value> {
         && !reasoning.is_empty()
     {
         m.insert(field.into(), json!(reasoning));
+    }
+    if !details.is_empty() {
+        m.insert("reasoning_details".into(), Value::Array(details));
     }
     Some(Value::Object(m))
 }

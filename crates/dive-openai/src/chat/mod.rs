@@ -4,6 +4,7 @@
 mod client;
 mod decode;
 mod encode;
+mod reasoning;
 mod stream;
 
 pub use client::{Chat, ChatCompletions, ChatCompletionsBuilder};

@@ -1,7 +1,11 @@
 //! Chat Completions `chat.completion.chunk` events → [`StreamEvent`]s.
 //!
-//! Text, refusal and reasoning deltas open one block each as their kind changes; every tool
-//! call (by its `index`) is a block of its own, open until the end. `data: [DONE]` ends the
+//! Text, refusal and reasoning deltas open one block each as their kind changes (a `content`
+//! array of typed `thinking` / `text` chunks, as Mistral's Magistral models stream it, feeds
+//! the same blocks); every tool call (by its `index`) is a block of its own, open until the
+//! end. With [`Dialect::reasoning_details`], each streamed reasoning detail (by its `index`)
+//! is a thinking block: its text and signature arrive as deltas, and the merged detail is put
+//! on the block as metadata when it closes, for replay. `data: [DONE]` ends the
 //! response normally even without a `finish_reason` (the stop reason is then inferred:
 //! `tool_calls` when calls were made, else `stop`); a stream that ends at bare EOF, without
 //! `[DONE]`, is `StreamInterrupted`.
@@ -13,9 +17,10 @@ use dive_core::{
     ThinkingContent, ToolUse, Usage,
 };
 use dive_provider::{ProviderError, SseEvent};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::chat::decode::{decode_usage, reasoning_text};
+use crate::chat::reasoning::{ChunkKind, content_chunks, detail_metadata, detail_text, merge_fragment};
 use crate::events::{Events, Mapper};
 use crate::profile::Dialect;
 use crate::wire::text;
@@ -40,6 +45,10 @@ pub struct ChatMapper {
     usage: Option<Usage>,
     done: bool,
     saw_tools: bool,
+    /// The reasoning detail open in the thinking block: its `index` and what arrived of it.
+    detail: Option<(u64, Map<String, Value>)>,
+    /// Reasoning details were streamed: the plain `reasoning` text repeats them.
+    saw_details: bool,
 }
 
 /// Chat Completions stream events over a stream of SSE events.
@@ -60,6 +69,8 @@ impl ChatMapper {
             usage: None,
             done: false,
             saw_tools: false,
+            detail: None,
+            saw_details: false,
         }
     }
 
@@ -72,7 +83,42 @@ impl ChatMapper {
 
     fn close_simple(&mut self, out: &mut VecDeque<StreamEvent>) {
         if let Some((_, index)) = self.simple.take() {
+            if let (Some((_, detail)), Some(key)) = (self.detail.take(), self.dialect.reasoning_details) {
+                let metadata = detail_metadata(key, &Value::Object(detail));
+                out.push_back(StreamEvent::ContentBlockDelta {
+                    index,
+                    delta: ContentDelta::MetadataDelta { metadata },
+                });
+            }
             out.push_back(StreamEvent::ContentBlockStop { index });
+        }
+    }
+
+    /// One streamed fragment of a reasoning detail.
+    fn detail_delta(&mut self, fragment: &Value, out: &mut VecDeque<StreamEvent>) {
+        let Some(piece) = fragment.as_object() else { return };
+        let at = piece.get("index").and_then(Value::as_u64).unwrap_or(0);
+        let index = match (self.simple, &self.detail) {
+            (Some((Simple::Thinking, index)), Some((open, _))) if *open == at => index,
+            _ => {
+                self.close_simple(out);
+                let index = self.open(Content::Thinking(ThinkingContent::default()), out);
+                self.simple = Some((Simple::Thinking, index));
+                self.detail = Some((at, Map::new()));
+                index
+            }
+        };
+        let thinking = detail_text(fragment);
+        if !thinking.is_empty() {
+            let delta = ContentDelta::ThinkingDelta { thinking: thinking.to_owned() };
+            out.push_back(StreamEvent::ContentBlockDelta { index, delta });
+        }
+        if let Some(signature) = piece.get("signature").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+            let delta = ContentDelta::SignatureDelta { signature: signature.to_owned() };
+            out.push_back(StreamEvent::ContentBlockDelta { index, delta });
+        }
+        if let Some((_, merged)) = &mut self.detail {
+            merge_fragment(merged, piece);
         }
     }
 
@@ -181,11 +227,26 @@ impl Mapper for ChatMapper {
         }
         let Some(choice) = chunk.get("choices").and_then(|c| c.get(0)) else { return Ok(()) };
         if let Some(delta) = choice.get("delta") {
-            if let Some(thinking) = reasoning_text(delta, &self.dialect) {
+            let details = self.dialect.reasoning_details.and_then(|_| delta.get("reasoning_details"));
+            if let Some(details) = details.and_then(Value::as_array).filter(|d| !d.is_empty()) {
+                self.saw_details = true;
+                for fragment in details {
+                    self.detail_delta(fragment, out);
+                }
+            } else if !self.saw_details
+                && let Some(thinking) = reasoning_text(delta, &self.dialect)
+            {
                 self.simple_delta(Simple::Thinking, thinking, out);
             }
-            if let Some(t) = delta.get("content").and_then(Value::as_str) {
-                self.simple_delta(Simple::Text, t.to_owned(), out);
+            match delta.get("content") {
+                Some(Value::String(t)) => self.simple_delta(Simple::Text, t.clone(), out),
+                Some(Value::Array(chunks)) => {
+                    for (kind, t) in content_chunks(chunks) {
+                        let kind = if kind == ChunkKind::Thinking { Simple::Thinking } else { Simple::Text };
+                        self.simple_delta(kind, t, out);
+                    }
+                }
+                _ => {}
             }
             if let Some(t) = delta.get("refusal").and_then(Value::as_str) {
                 self.simple_delta(Simple::Refusal, t.to_owned(), out);
