@@ -3,8 +3,9 @@
 //! Every HTTP provider crate (`dive-anthropic`, …) builds on this one: a reqwest client on
 //! rustls whose timeouts never cut a long stream ([`HttpOptions`]), API keys held as
 //! [`Secret`](dive_core::Secret)s, **one** retry policy ([`RetryPolicy`]), streams retried
-//! only before their first event ([`open_stream`]), SSE decoded by `eventsource-stream`
-//! ([`decode_sse`]) and one typed error ([`ProviderError`]) that converts into
+//! only before their first event ([`open_stream`]), SSE framed by the event-stream rules of
+//! the HTML standard in time linear in the stream whatever the read sizes ([`decode_sse`]) and
+//! one typed error ([`ProviderError`]) that converts into
 //! [`dive_core::LlmError`].
 //!
 //! **Invariant:** nothing here knows a vendor's wire format beyond the common JSON error

@@ -4,61 +4,18 @@
 //! time still decodes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::time::Duration;
-
 use bytes::Bytes;
 use dive_core::LlmErrorKind;
 use dive_provider::{ProviderError, SseEvent, decode_sse};
 use futures::StreamExt;
 use proptest::prelude::*;
 
-type Fields = (String, String, String, Option<Duration>);
-
-fn fields(e: &SseEvent) -> Fields {
-    (e.event.clone(), e.data.clone(), e.id.clone(), e.retry)
-}
+#[path = "support/sse_reference.rs"]
+mod sse_reference;
+use sse_reference::{decode_in_reads, reference};
 
 fn decode(reads: Vec<Result<Bytes, std::io::Error>>) -> Vec<Result<SseEvent, ProviderError>> {
     futures::executor::block_on(decode_sse("test", futures::stream::iter(reads)).collect::<Vec<_>>())
-}
-
-fn decode_ok(stream: &[u8], cuts: &[usize]) -> Vec<Fields> {
-    let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (stream.len() + 1)).collect();
-    cuts.sort_unstable();
-    let mut reads = Vec::new();
-    let mut start = 0;
-    for cut in cuts.into_iter().chain([stream.len()]) {
-        reads.push(Ok(Bytes::copy_from_slice(&stream[start..cut])));
-        start = cut;
-    }
-    decode(reads).into_iter().map(|e| fields(&e.unwrap())).collect()
-}
-
-/// The same stream through `sse-stream`, turned into what the standard dispatches to a page:
-/// blocks without data dispatch nothing, the last event ID and the reconnection time persist,
-/// an empty or missing type is `message`. A blank line appended at the end stands for Dive's
-/// dispatch at the end of the body (`sse-stream` discards an unfinished last event).
-fn reference(stream: &str) -> Vec<Fields> {
-    let body = format!("{stream}\n\n");
-    let reads = futures::stream::iter([Ok::<_, std::io::Error>(Bytes::from(body))]);
-    let blocks: Vec<_> =
-        futures::executor::block_on(sse_stream::SseByteStream::new(reads).collect::<Vec<_>>());
-    let (mut id, mut retry) = (String::new(), None);
-    let mut out = Vec::new();
-    for block in blocks {
-        let block = block.unwrap();
-        if let Some(new) = block.id {
-            id = new;
-        }
-        if let Some(ms) = block.retry {
-            retry = Some(Duration::from_millis(ms));
-        }
-        if let Some(data) = block.data {
-            let event = block.event.filter(|e| !e.is_empty()).unwrap_or_else(|| "message".to_owned());
-            out.push((event, data, id.clone(), retry));
-        }
-    }
-    out
 }
 
 /// One line of an event stream, without its line end.
@@ -109,14 +66,14 @@ proptest! {
         for (at, byte) in noise {
             bytes.insert(at % (bytes.len() + 1), byte);
         }
-        prop_assert_eq!(decode_ok(&bytes, &cuts), decode_ok(&bytes, &[]));
+        prop_assert_eq!(decode_in_reads(&bytes, &cuts), decode_in_reads(&bytes, &[]));
         let one_byte_reads: Vec<usize> = (1..bytes.len()).collect();
-        prop_assert_eq!(decode_ok(&bytes, &one_byte_reads), decode_ok(&bytes, &[]));
+        prop_assert_eq!(decode_in_reads(&bytes, &one_byte_reads), decode_in_reads(&bytes, &[]));
     }
 
     #[test]
     fn events_agree_with_sse_stream(stream in stream(), cuts in proptest::collection::vec(any::<usize>(), 0..8)) {
-        prop_assert_eq!(decode_ok(stream.as_bytes(), &cuts), reference(&stream));
+        prop_assert_eq!(decode_in_reads(stream.as_bytes(), &cuts), reference(&stream));
     }
 }
 

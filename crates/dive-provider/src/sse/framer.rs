@@ -68,7 +68,7 @@ impl Framer {
                 rest = &rest[1..];
             }
         }
-        while let Some(end) = memchr2(b'\n', b'\r', rest) {
+        while let Some(end) = line_end(rest) {
             if self.partial.is_empty() {
                 self.line(&rest[..end], out);
             } else {
@@ -125,8 +125,8 @@ impl Framer {
                 self.data.extend_from_slice(value);
                 self.data.push(b'\n');
             }
-            b"event" => self.event_type = String::from_utf8_lossy(value).into_owned(),
-            b"id" if !value.contains(&0) => self.last_id = String::from_utf8_lossy(value).into_owned(),
+            b"event" => self.event_type = text(value),
+            b"id" if !value.contains(&0) => self.last_id = text(value),
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
                 // Digits only, so the text is ASCII; a value past u64 milliseconds is ignored.
                 if let Ok(ms) = String::from_utf8_lossy(value).parse::<u64>() {
@@ -155,5 +155,23 @@ impl Framer {
             std::mem::take(&mut self.event_type)
         };
         out.push_back(SseEvent { event, data, id: self.last_id.clone(), retry: self.retry });
+    }
+}
+
+/// A field value as text: bytes that are not UTF-8 become U+FFFD.
+fn text(value: &[u8]) -> String {
+    match std::str::from_utf8(value) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(value).into_owned(),
+    }
+}
+
+/// Where the first CR or LF is. Reads of a few bytes are searched byte by byte: setting up the
+/// vector search would cost more than the search.
+fn line_end(bytes: &[u8]) -> Option<usize> {
+    if bytes.len() < 16 {
+        bytes.iter().position(|b| matches!(b, b'\n' | b'\r'))
+    } else {
+        memchr2(b'\n', b'\r', bytes)
     }
 }
