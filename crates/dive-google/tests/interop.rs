@@ -3,8 +3,9 @@
 //! rejected, strict types, base64 checked), and the SSE fixtures decode to the same model
 //! turn the SDK's chat records.
 //!
-//! Needs `python3` (or `$DIVE_PYTHON`) with `google-genai==3.6.1` (which brings `pydantic`).
-//! Without them the tests FAIL, unless `DIVE_SKIP_PYTHON_INTEROP=1` is set.
+//! Needs the pinned `google-genai` SDK (`crates/dive-test/interop/requirements.txt`, checked by
+//! `dive_test::interop`; `cargo xtask ci` installs it into `target/interop-venv` when missing).
+//! Without it the tests FAIL; `DIVE_SKIP_PYTHON_INTEROP=1` skips them, outside CI only.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -19,24 +20,9 @@ use dive_core::{
 };
 use serde_json::{Value, json};
 
-/// The Python to run, or `None` when the interop tests are explicitly skipped.
+/// The Python with the pinned `google-genai` SDK (`dive_test::interop`); `None` when skipped locally.
 fn python() -> Option<String> {
-    let py = std::env::var("DIVE_PYTHON").unwrap_or_else(|_| "python3".into());
-    let ok = Command::new(&py)
-        .args(["-c", "import google.genai, pydantic"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if ok {
-        return Some(py);
-    }
-    if std::env::var("DIVE_SKIP_PYTHON_INTEROP").as_deref() == Ok("1") {
-        eprintln!("DIVE_SKIP_PYTHON_INTEROP=1: skipping the google-genai SDK interop check");
-        return None;
-    }
-    panic!(
-        "the interop tests need `{py}` with the official SDK: run `{py} -m pip install google-genai==3.6.1` \
-         (or set DIVE_PYTHON to a python that has it; DIVE_SKIP_PYTHON_INTEROP=1 skips these tests)"
-    );
+    dive_test::interop::python("google-genai")
 }
 
 const PNG: &str =
@@ -255,6 +241,18 @@ fn matrix() -> Vec<(&'static str, &'static str, ModelRequest)> {
         Message::tool_results(ids.iter().map(|id| ToolResultContent::text(id.clone(), "20 °C")).collect()),
     ];
     cases.push(("replay_streamed_turn", flash3, ModelRequest::new(replay).with_tools(vec![weather_tool()])));
+
+    // A recorded turn whose call arguments were streamed (`partialArgs`), replayed and answered.
+    let (_, acc, error) = common::decode_chunk_lines("vercel-google-stream-tool-call-arguments.chunks.txt");
+    assert!(error.is_none());
+    let turn = acc.into_response().into_message();
+    let ids: Vec<String> = turn.tool_uses().map(|t| t.id.clone()).collect();
+    let replay = vec![
+        Message::user("Weather in Boston and San Francisco?"),
+        turn,
+        Message::tool_results(ids.iter().map(|id| ToolResultContent::text(id.clone(), "20 °C")).collect()),
+    ];
+    cases.push(("replay_streamed_arguments", flash3, ModelRequest::new(replay)));
     cases
 }
 
