@@ -26,6 +26,15 @@ fn vendor(provider: &str) -> Option<dive::Vendor> {
     dive::vendors().into_iter().find(|v| v.name == provider)
 }
 
+/// Whether a read timed out somewhere in the error's causes (a stalled stream; the provider
+/// may have reported it as a broken stream).
+fn timed_out(error: &LlmError) -> bool {
+    std::iter::successors(std::error::Error::source(error), |e| e.source()).any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+            || cause.to_string().contains("timed out")
+    })
+}
+
 /// The message for a model call that failed.
 pub fn from_llm(error: &LlmError) -> UserError {
     let provider = error.provider.clone().unwrap_or_else(|| "the provider".into());
@@ -62,6 +71,9 @@ pub fn from_llm(error: &LlmError) -> UserError {
         LlmErrorKind::Network => {
             format!("cannot reach {provider} ({detail}): check the network connection and {base}")
         }
+        LlmErrorKind::Timeout | LlmErrorKind::StreamInterrupted if timed_out(error) => format!(
+            "{provider} went silent ({detail}): the stream stalled; send again, or raise --stream-idle-timeout"
+        ),
         LlmErrorKind::Timeout => format!(
             "{provider} went silent ({detail}): the stream stalled; send again, or raise --stream-idle-timeout"
         ),

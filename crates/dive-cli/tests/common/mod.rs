@@ -2,6 +2,8 @@
 //! request with the next scripted SSE stream.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod stall;
+
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -13,7 +15,32 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 #[derive(Clone)]
 pub enum Reply {
     Text(&'static str),
-    Tool { id: &'static str, name: &'static str, input: Value },
+    Tool {
+        id: &'static str,
+        name: &'static str,
+        input: Value,
+    },
+    /// An HTTP error: the status, the Messages API error body, and a `retry-after` header.
+    Status {
+        status: u16,
+        body: &'static str,
+        retry_after: Option<&'static str>,
+    },
+}
+
+/// The whole (non-streamed) Messages API response of a reply, for requests without
+/// `"stream": true`.
+pub fn message_json(reply: &Reply) -> Value {
+    let (content, stop) = match reply {
+        Reply::Text(text) => (json!([{"type": "text", "text": text}]), "end_turn"),
+        Reply::Tool { id, name, input } => {
+            (json!([{"type": "tool_use", "id": id, "name": name, "input": input}]), "tool_use")
+        }
+        Reply::Status { .. } => (json!([]), "end_turn"),
+    };
+    json!({"id": "msg_mock", "type": "message", "role": "assistant", "model": "claude-sonnet-5-5",
+        "content": content, "stop_reason": stop, "stop_sequence": null,
+        "usage": {"input_tokens": 12, "output_tokens": 7}})
 }
 
 fn event(name: &str, data: &Value) -> String {
@@ -53,6 +80,7 @@ pub fn sse(reply: &Reply) -> String {
             );
             "tool_use"
         }
+        Reply::Status { .. } => "end_turn",
     };
     body += &event("content_block_stop", &json!({"type": "content_block_stop", "index": 0}));
     body += &event(
@@ -78,17 +106,29 @@ struct Responder(std::sync::Arc<Script>);
 
 impl Respond for Responder {
     fn respond(&self, request: &Request) -> ResponseTemplate {
-        if let Ok(body) = serde_json::from_slice::<Value>(&request.body) {
-            self.0.bodies.lock().unwrap().push(body);
-        }
+        let body = serde_json::from_slice::<Value>(&request.body).unwrap_or(Value::Null);
+        let streamed = body["stream"] == json!(true);
+        self.0.bodies.lock().unwrap().push(body);
         let i = self.0.next.fetch_add(1, Ordering::SeqCst);
         if let Some(hook) = &self.0.hook {
             hook(i);
         }
         let reply = self.0.replies.get(i).cloned().unwrap_or(Reply::Text("(script exhausted)"));
-        ResponseTemplate::new(200)
-            .insert_header("content-type", "text/event-stream")
-            .set_body_string(sse(&reply))
+        match reply {
+            Reply::Status { status, body, retry_after } => {
+                let mut template = ResponseTemplate::new(status)
+                    .insert_header("content-type", "application/json")
+                    .set_body_string(body);
+                if let Some(after) = retry_after {
+                    template = template.insert_header("retry-after", after);
+                }
+                template
+            }
+            reply if !streamed => ResponseTemplate::new(200).set_body_json(message_json(&reply)),
+            reply => ResponseTemplate::new(200)
+                .insert_header("content-type", "text/event-stream")
+                .set_body_string(sse(&reply)),
+        }
     }
 }
 
