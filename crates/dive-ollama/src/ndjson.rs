@@ -14,6 +14,9 @@ const MAX_LINE: usize = 16 * 1024 * 1024;
 struct State<S> {
     bytes: S,
     buf: BytesMut,
+    /// How much of `buf` is known to hold no newline: each read is searched once, never the
+    /// whole unfinished line again (which made a long line fed in small reads quadratic).
+    scanned: usize,
     done: bool,
     provider: &'static str,
 }
@@ -45,13 +48,13 @@ where
     B: AsRef<[u8]>,
     E: StdError + Send + Sync + 'static,
 {
-    let state = State { bytes, buf: BytesMut::new(), done: false, provider };
+    let state = State { bytes, buf: BytesMut::new(), scanned: 0, done: false, provider };
     stream::unfold(state, |mut st| async move {
         if st.done {
             return None;
         }
         loop {
-            if let Some(line) = next_line(&mut st.buf) {
+            if let Some(line) = next_line(&mut st.buf, &mut st.scanned) {
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
@@ -84,9 +87,15 @@ where
     })
 }
 
-/// Takes one complete line (without its `\n` / `\r\n`) off the front of `buf`.
-fn next_line(buf: &mut BytesMut) -> Option<BytesMut> {
-    let end = buf.iter().position(|b| *b == b'\n')?;
+/// Takes one complete line (without its `\n` / `\r\n`) off the front of `buf`, searching
+/// only the bytes past `scanned` and moving `scanned` past them when no line is complete.
+fn next_line(buf: &mut BytesMut, scanned: &mut usize) -> Option<BytesMut> {
+    let Some(at) = buf[*scanned..].iter().position(|b| *b == b'\n') else {
+        *scanned = buf.len();
+        return None;
+    };
+    let end = *scanned + at;
+    *scanned = 0;
     let mut line = buf.split_to(end);
     buf.advance(1);
     if line.last() == Some(&b'\r') {
@@ -149,6 +158,18 @@ mod tests {
     fn transport_errors_are_network_errors() {
         let out = run(vec![Ok(Bytes::from_static(b"{}\n")), Err(std::io::Error::other("reset"))]);
         assert_eq!(out[1].as_ref().unwrap_err().kind, LlmErrorKind::Network);
+    }
+
+    #[test]
+    fn a_long_line_fed_one_byte_a_read_decodes() {
+        // Each read used to re-scan the whole unfinished line: hours for this mebibyte.
+        let text = "y".repeat(1024 * 1024);
+        let body = format!("{{\"t\":\"{text}\"}}\n{{\"done\":true}}\n");
+        let chunks = body.as_bytes().iter().map(|b| Ok(Bytes::copy_from_slice(&[*b]))).collect();
+        let values: Vec<Value> = run(chunks).into_iter().map(Result::unwrap).collect();
+        assert_eq!(values.len(), 2);
+        assert_eq!(values[0]["t"].as_str().map(str::len), Some(text.len()));
+        assert_eq!(values[1]["done"], true);
     }
 
     proptest! {
