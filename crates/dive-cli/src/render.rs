@@ -144,12 +144,11 @@ impl Renderer {
                 self.spinner.busy("thinking…");
             }
             ResponseItem::Message { message, .. } => {
-                if !std::mem::take(&mut state.streamed_text) && message.role == Role::Assistant {
-                    let text = message.answer_text();
-                    if !text.trim().is_empty() {
-                        self.spinner.pause();
-                        let _ = writeln!(out, "{}", crate::sanitize::visible(&text));
-                    }
+                let streamed = std::mem::take(&mut state.streamed_text);
+                let text = message.answer_text();
+                if !streamed && message.role == Role::Assistant && !text.trim().is_empty() {
+                    self.spinner.pause();
+                    let _ = writeln!(out, "{}", crate::sanitize::visible(&text));
                 }
             }
             _ => {}
