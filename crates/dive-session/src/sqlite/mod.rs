@@ -6,7 +6,9 @@
 //! a `checkpoint_turn` with a stale revision fails with [`SessionError::RevisionConflict`]
 //! even when the other writer is another process. Claims are lease rows
 //! `(session_id, owner, expires_at)`. All database work runs on one dedicated thread per store
-//! (see `worker.rs`), never on the caller's async runtime.
+//! (see `worker.rs`), never on the caller's async runtime. Once SQLite reports the file
+//! damaged ("malformed", "not a database") the store writes nothing more to it; a
+//! [`SqliteStore::checkpoint`] at exit leaves every session in the `.db` file alone.
 
 mod rows;
 pub mod schema;
@@ -80,7 +82,8 @@ impl SqliteStore {
     ///
     /// # Errors
     /// [`SessionError::Backend`] when the database cannot be opened or migrated;
-    /// [`SessionError::Corrupt`] when a newer version of this library migrated it.
+    /// [`SessionError::Corrupt`] when a newer version of this library migrated it, or when
+    /// the file is damaged or not a database ([`is_file_damage`]; nothing is written then).
     pub fn open(path: impl AsRef<Path>) -> Result<Self, SessionError> {
         Self::start(Connection::open(path).map_err(backend)?, false)
     }
