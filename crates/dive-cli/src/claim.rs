@@ -42,6 +42,20 @@ pub fn owner() -> String {
     }
 }
 
+/// Whether `holder` (as [`owner`] wrote it) is a process of this machine that no longer
+/// runs. Unknown formats and other machines count as alive (their lease runs out instead).
+fn holder_is_gone(holder: &str) -> bool {
+    let Some(rest) = holder.strip_prefix("dive pid ") else { return false };
+    let (pid, host) = rest.split_once(" on ").map_or((rest, None), |(p, h)| (p, Some(h)));
+    let Ok(pid) = pid.trim().parse::<u32>() else { return false };
+    let this = owner();
+    let this_host = this.split_once(" on ").map(|(_, h)| h);
+    if host != this_host || pid == std::process::id() {
+        return false;
+    }
+    !std::path::Path::new(&format!("/proc/{pid}")).exists() && std::path::Path::new("/proc/self").exists()
+}
+
 impl Claim {
     /// Claims `session` for this process. A store without claims gives `Ok(None)`.
     ///
@@ -50,10 +64,18 @@ impl Claim {
     pub async fn take(session: Arc<dyn Session>) -> Result<Option<Self>, Refused> {
         let Some(claimer) = session.as_claimer() else { return Ok(None) };
         let owner = owner();
-        match claimer.claim(&owner, TTL).await {
-            Ok(()) => {}
-            Err(SessionError::Claimed { owner, .. }) => return Err(Refused::Held { owner }),
-            Err(e) => return Err(Refused::Store(e.to_string())),
+        let mut first = true;
+        loop {
+            match claimer.claim(&owner, TTL).await {
+                Ok(()) => break,
+                // A dive on this machine that no longer runs (killed, crashed) blocks nobody.
+                Err(SessionError::Claimed { owner: holder, .. }) if first && holder_is_gone(&holder) => {
+                    first = false;
+                    let _ = claimer.release(&holder).await;
+                }
+                Err(SessionError::Claimed { owner, .. }) => return Err(Refused::Held { owner }),
+                Err(e) => return Err(Refused::Store(e.to_string())),
+            }
         }
         let (s, who) = (Arc::clone(&session), owner.clone());
         let renewal = tokio::spawn(async move {
@@ -177,4 +199,21 @@ async fn fork_into_new(setup: &mut crate::setup::Setup) -> Result<(), String> {
         .map_err(|e| format!("cannot fork session {from}: {e}"))?;
     eprintln!("forked session {from} into {to} (the original is unchanged)");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_dead_process_of_this_machine_gives_up_its_claim() {
+        let mut dead = std::process::Command::new("true").spawn().unwrap();
+        let pid = dead.id();
+        dead.wait().unwrap();
+        let host = owner().split_once(" on ").map(|(_, h)| format!(" on {h}")).unwrap_or_default();
+        assert!(holder_is_gone(&format!("dive pid {pid}{host}")));
+        assert!(!holder_is_gone(&owner()), "this process is alive");
+        assert!(!holder_is_gone(&format!("dive pid {pid} on some-other-host")));
+        assert!(!holder_is_gone("a worker of another program"));
+    }
 }

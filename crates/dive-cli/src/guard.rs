@@ -8,7 +8,7 @@ use std::sync::Arc;
 use dive::{Session, Turn};
 
 use crate::claim::Claim;
-use crate::env_file::EnvFile;
+use crate::provenance::Provenance;
 use crate::save::Keeper;
 use crate::signals::Signals;
 
@@ -20,8 +20,8 @@ pub struct Guard {
     pub keeper: Keeper,
     /// The claim on the current session.
     pub claim: Option<Claim>,
-    /// The project's `.env`.
-    pub env: Arc<EnvFile>,
+    /// Where the settings came from (for `/status`).
+    pub provenance: Arc<Provenance>,
 }
 
 impl Guard {
@@ -31,7 +31,7 @@ impl Guard {
             signals: Signals::install(),
             keeper: Keeper::new(session_dir),
             claim: None,
-            env: Arc::new(EnvFile::default()),
+            provenance: Arc::default(),
         }
     }
 

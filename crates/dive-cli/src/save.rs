@@ -36,6 +36,11 @@ impl Keeper {
         Self { dir, pending: Mutex::default() }
     }
 
+    /// The session directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Checks that the session directory takes a write (create, fill a page, sync, remove).
     ///
     /// # Errors

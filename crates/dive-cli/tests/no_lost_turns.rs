@@ -241,3 +241,67 @@ async fn a_damaged_database_says_what_to_do_and_is_left_untouched() {
     assert_eq!(std::fs::read(&db).unwrap(), garbage, "the file was not written");
     assert!(api.bodies().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_claim_of_a_killed_process_does_not_block_the_session() {
+    let api = MockApi::start(vec![Reply::Text("Answer."); 2]).await;
+    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let created = api.dive(sessions.path(), workspace.path()).args(["-p", "start"]).output().unwrap();
+    assert!(created.status.success(), "{}", stderr_of(&created));
+    let id = first_session(&api, sessions.path(), workspace.path());
+    let mut holder = api
+        .dive(sessions.path(), workspace.path())
+        .args(["--resume", &id])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    Lines::read(holder.stderr.take().unwrap()).wait_for("/help for commands", Duration::from_secs(30));
+    holder.kill().unwrap(); // SIGKILL: no release
+    holder.wait().unwrap();
+    let next = api.dive(sessions.path(), workspace.path()).args(["--resume", &id, "-p", "more"]).output().unwrap();
+    assert!(next.status.success(), "a dead holder blocks nothing: {}", stderr_of(&next));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unsaved_turn_is_kept_and_saved_before_the_next_one_once_the_disk_has_room() {
+    let Some(disk) = Tmpfs::mount("2m") else { return };
+    let target = disk.path().to_path_buf();
+    let api = MockApi::start_with_hook(
+        vec![Reply::Text("The first answer is teal."), Reply::Text("Second answer.")],
+        Some(Box::new(move |n| {
+            if n == 0 {
+                fill(&target);
+            }
+        })),
+    )
+    .await;
+    let workspace = tempfile::tempdir().unwrap();
+    let mut child = api
+        .dive(disk.path(), workspace.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut err = Lines::read(child.stderr.take().unwrap());
+    stdin.write_all(b"what colour is the first answer\n").unwrap();
+    let said = err.wait_for("tries to save it again", Duration::from_secs(30));
+    assert!(said.contains("NOT saved") || said.contains("may not have been saved"), "{said}");
+    std::fs::remove_file(disk.path().join("filler")).unwrap();
+    stdin.write_all(b"and the second?\n/quit\n").unwrap();
+    err.wait_for("saved the earlier turn", Duration::from_secs(30));
+    drop(stdin);
+    assert!(child.wait().unwrap().success(), "{}", err.rest());
+    let second = common::request_text(&api.bodies()[1]);
+    assert!(
+        second.contains("what colour is the first answer") && second.contains("teal"),
+        "the model saw the turn that was saved late: {second}"
+    );
+    let id = first_session(&api, disk.path(), workspace.path());
+    let show = api.dive(disk.path(), workspace.path()).args(["sessions", "show", &id]).output().unwrap();
+    let shown = String::from_utf8_lossy(&show.stdout);
+    assert!(shown.contains("teal") && shown.contains("Second answer."), "{shown}");
+}

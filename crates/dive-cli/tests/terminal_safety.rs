@@ -95,9 +95,9 @@ async fn escape_sequences_in_a_file_and_in_model_text_have_no_effect_on_a_termin
     assert!(banner.contains("dive "), "{banner}");
 
     tmux.run(&["send-keys", "-t", "t", "read evil.txt", "Enter"]);
-    let screen = tmux.wait_for("done-reading");
-    std::thread::sleep(Duration::from_millis(300));
-    let screen = tmux.screen().to_string() + &screen[..0];
+    tmux.wait_for("done-reading");
+    tmux.wait_for("out tokens"); // the turn is over: nothing more is drawn
+    let screen = tmux.screen();
     let title = tmux.run(&["display-message", "-p", "-t", "t", "#{pane_title}"]);
     assert!(!title.contains(TITLE), "the window title was set by the file or the model: {title}");
     assert!(screen.contains("/help for commands"), "the screen was cleared:\n{screen}");
@@ -184,4 +184,38 @@ async fn bypass_mode_prints_a_warning_banner() {
     }
     let normal = api.dive(sessions.path(), workspace.path()).args(["-p", "hi"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&normal.stderr).contains("WARNING"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn status_says_where_each_setting_came_from() {
+    let api = MockApi::start(vec![]).await;
+    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let env_path = workspace.path().join(".env");
+    std::fs::write(&env_path, "DIVE_MODEL=anthropic/claude-sonnet-5-5\nANTHROPIC_BASE_URL=http://127.0.0.1:9\n").unwrap();
+    let run = |extra: &[&str]| {
+        let mut child = api
+            .dive(sessions.path(), workspace.path())
+            .env_remove("ANTHROPIC_BASE_URL")
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(b"/status\n/quit\n").unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = run(&[]);
+    assert!(err.contains(&format!("DIVE_MODEL from .env ({})", env_path.display())), "{err}");
+    assert!(err.contains("key ANTHROPIC_API_KEY from environment"), "{err}");
+    assert!(err.contains("ANTHROPIC_BASE_URL from .env was ignored"), "{err}");
+    assert!(err.contains("(flag --session-dir)") && err.contains("(flag --workspace)"), "{err}");
+    assert!(err.contains("permission mode default (default)"), "{err}");
+    assert!(!err.contains("sk-ant-test-key"), "a key value is never shown");
+
+    let err = run(&["--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "plan"]);
+    assert!(err.contains("(flag --model)") && err.contains("(flag --permission-mode)"), "{err}");
 }
