@@ -67,9 +67,10 @@ impl Provenance {
         } else if settings.as_ref().is_some_and(|s| s.model.is_some()) && !self.args.contains_key("model") {
             "settings file".to_owned()
         } else {
-            let picked = vendor
-                .and_then(|v| v.key_env)
-                .map_or_else(|| "the first provider with a key".to_owned(), |k| format!("picked because {k} is set"));
+            let picked = vendor.and_then(|v| v.key_env).map_or_else(
+                || "the first provider with a key".to_owned(),
+                |k| format!("picked because {k} is set"),
+            );
             self.arg("model", "--model", &picked)
         };
         let mut lines = vec![format!("model {} ({model_origin})", setup.model.label)];

@@ -260,7 +260,8 @@ async fn the_claim_of_a_killed_process_does_not_block_the_session() {
     Lines::read(holder.stderr.take().unwrap()).wait_for("/help for commands", Duration::from_secs(30));
     holder.kill().unwrap(); // SIGKILL: no release
     holder.wait().unwrap();
-    let next = api.dive(sessions.path(), workspace.path()).args(["--resume", &id, "-p", "more"]).output().unwrap();
+    let next =
+        api.dive(sessions.path(), workspace.path()).args(["--resume", &id, "-p", "more"]).output().unwrap();
     assert!(next.status.success(), "a dead holder blocks nothing: {}", stderr_of(&next));
 }
 

@@ -191,7 +191,11 @@ async fn status_says_where_each_setting_came_from() {
     let api = MockApi::start(vec![]).await;
     let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let env_path = workspace.path().join(".env");
-    std::fs::write(&env_path, "DIVE_MODEL=anthropic/claude-sonnet-5-5\nANTHROPIC_BASE_URL=http://127.0.0.1:9\n").unwrap();
+    std::fs::write(
+        &env_path,
+        "DIVE_MODEL=anthropic/claude-sonnet-5-5\nANTHROPIC_BASE_URL=http://127.0.0.1:9\n",
+    )
+    .unwrap();
     let run = |extra: &[&str]| {
         let mut child = api
             .dive(sessions.path(), workspace.path())
