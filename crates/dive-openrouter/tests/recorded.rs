@@ -135,3 +135,34 @@ async fn streamed_reasoning_details_keep_their_signature_and_go_back_whole() {
         json!([{"type": "reasoning.text", "text": text, "signature": signature, "format": "anthropic-claude-v1", "index": 0}])
     );
 }
+
+/// `reasoning.summary` and `reasoning.encrypted` details (OpenAI models behind OpenRouter):
+/// one thinking block each, in order, and both sent back exactly as they came, since
+/// OpenRouter asks for `reasoning_details` to be passed back unmodified.
+#[tokio::test]
+async fn summary_and_encrypted_details_go_back_unmodified() {
+    let body = recorded("fantasy-openrouter-gpt-5-thinking.json");
+    let response: Value = serde_json::from_slice(&body).unwrap();
+    let details = &response["choices"][0]["message"]["reasoning_details"];
+    let server = serve(body, "application/json").await;
+    let llm = client(&server);
+    let r = llm
+        .generate(ModelRequest::new(vec![Message::user("What's the weather in Florence, Italy?")]))
+        .await
+        .unwrap();
+    let thinking: Vec<(&str, Option<&str>)> = r
+        .content
+        .iter()
+        .filter_map(|c| {
+            if let Content::Thinking(t) = c {
+                Some((t.thinking.as_str(), t.signature.as_deref()))
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(thinking, [(details[0]["summary"].as_str().unwrap(), None), ("", None)]);
+    let call = r.tool_uses().next().unwrap().clone();
+    let ours = next_assistant_message(&llm, r.into_message(), &call.id);
+    assert_eq!(&ours["reasoning_details"], details);
+}
