@@ -2,8 +2,9 @@
 //! `MessageCreateParams` (unknown keys rejected), and the SSE fixtures decode to the same
 //! message the SDK accumulates.
 //!
-//! Needs `python3` (or `$DIVE_PYTHON`) with `anthropic==2.14.0` (which brings `pydantic`).
-//! Without them the tests FAIL, unless `DIVE_SKIP_PYTHON_INTEROP=1` is set.
+//! Needs the pinned `anthropic` SDK (`crates/dive-test/interop/requirements.txt`, checked by
+//! `dive_test::interop`; `cargo xtask ci` installs it into `target/interop-venv` when missing).
+//! Without it the tests FAIL; `DIVE_SKIP_PYTHON_INTEROP=1` skips them, outside CI only.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
@@ -28,24 +29,9 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
-/// The Python to run, or `None` when the interop tests are explicitly skipped.
+/// The Python with the pinned `anthropic` SDK (`dive_test::interop`); `None` when skipped locally.
 fn python() -> Option<String> {
-    let py = std::env::var("DIVE_PYTHON").unwrap_or_else(|_| "python3".into());
-    let ok = Command::new(&py)
-        .args(["-c", "import anthropic, pydantic"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if ok {
-        return Some(py);
-    }
-    if std::env::var("DIVE_SKIP_PYTHON_INTEROP").as_deref() == Ok("1") {
-        eprintln!("DIVE_SKIP_PYTHON_INTEROP=1: skipping the anthropic SDK interop check");
-        return None;
-    }
-    panic!(
-        "the interop tests need `{py}` with the official SDK: run `{py} -m pip install anthropic==2.14.0` \
-         (or set DIVE_PYTHON to a python that has it; DIVE_SKIP_PYTHON_INTEROP=1 skips these tests)"
-    );
+    dive_test::interop::python("anthropic")
 }
 
 fn client(model: &str) -> Anthropic {

@@ -46,11 +46,49 @@ async fn calls_responses_with_the_xai_key_and_prices_from_the_xai_catalog() {
     assert!(text.contains("system-reminder"), "{text}");
 }
 
+/// The xAI variables `from_env` reads: the tests below never see the developer's real ones.
+const XAI_VARS: &[&str] = &["XAI_API_KEY", "GROK_API_KEY", "XAI_BASE_URL"];
+
 #[test]
 fn the_key_is_required() {
-    if std::env::var_os("XAI_API_KEY").is_none() && std::env::var_os("GROK_API_KEY").is_none() {
-        let e = dive_grok::from_env().unwrap_err();
-        assert_eq!(e.kind, dive_core::LlmErrorKind::Authentication);
-        assert!(e.to_string().contains("XAI_API_KEY"), "{e}");
+    const NAME: &str = "the_key_is_required";
+    if !dive_test::child::is_child(NAME) {
+        return dive_test::child::rerun_with_env(NAME, XAI_VARS, &[]);
     }
+    assert!(XAI_VARS.iter().all(|v| std::env::var_os(v).is_none()), "the child runs without xAI variables");
+    let e = dive_grok::from_env().unwrap_err();
+    assert_eq!(e.kind, dive_core::LlmErrorKind::Authentication);
+    assert!(e.to_string().contains("XAI_API_KEY"), "{e}");
+}
+
+#[tokio::test]
+async fn grok_api_key_is_the_fallback_and_xai_base_url_is_read() {
+    const NAME: &str = "grok_api_key_is_the_fallback_and_xai_base_url_is_read";
+    if dive_test::child::is_child(NAME) {
+        // In the child: only the made-up key and the parent's local server are set.
+        let grok = dive_grok::from_env().unwrap();
+        let reply = grok.generate(ModelRequest::new(vec![Message::user("hi")])).await.unwrap();
+        assert_eq!(reply.text_content(), "fallback ok");
+        return;
+    }
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/responses"))
+        .and(header("authorization", "Bearer xai-fallback-key"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "id": "resp_2", "object": "response", "model": "grok-4", "status": "completed",
+            "output": [{"type": "message", "id": "msg_2", "role": "assistant", "status": "completed",
+                "content": [{"type": "output_text", "text": "fallback ok", "annotations": []}]}],
+            "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
+        })))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let base = format!("{}/v1", server.uri());
+    dive_test::child::rerun_with_env(
+        NAME,
+        XAI_VARS,
+        &[("GROK_API_KEY", "xai-fallback-key"), ("XAI_BASE_URL", base.as_str())],
+    );
+    server.verify().await;
 }

@@ -11,6 +11,8 @@
 //! - [`RecordedRequests`] has assertion helpers over what a model was sent;
 //! - [`conformance::session_store_conformance`] checks a session store against the rules
 //!   every store must follow;
+//! - [`child::rerun_with_env`] runs a test again in a child process without (say) the
+//!   developer's real API keys;
 //! - [`interop::python`] finds the Python interpreter with the pinned official SDKs that
 //!   judge the providers' wire formats.
 //!
@@ -26,6 +28,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod child;
 pub mod conformance;
 mod function;
 pub mod interop;

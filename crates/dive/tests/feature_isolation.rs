@@ -1,6 +1,7 @@
-//! A facade feature compiles its own provider crate and nothing of any other vendor: the
-//! normal-dependency tree of `dive` with one provider feature holds exactly the expected
-//! `dive-*` crates (`cargo tree`, which resolves from Cargo.lock without compiling).
+//! Every facade provider feature compiles its own provider crate and nothing of any other
+//! vendor: the normal-dependency tree of `dive` with one provider feature holds exactly the
+//! expected `dive-*` crates (`cargo tree`, which resolves from Cargo.lock without compiling),
+//! and the table of expectations covers every provider feature in the facade's Cargo.toml.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeSet;
@@ -32,21 +33,39 @@ fn set(names: &[&str]) -> BTreeSet<String> {
 
 const BASE: &[&str] = &["dive", "dive-agent", "dive-core"];
 
+/// Each provider feature and the `dive-*` crates it may add to [`BASE`]: the vendor's crate,
+/// the shared plumbing, and `dive-openai` for the vendors built on its wire code.
+const PROVIDERS: &[(&str, &[&str])] = &[
+    ("anthropic", &["dive-provider", "dive-anthropic"]),
+    ("openai", &["dive-provider", "dive-openai"]),
+    ("google", &["dive-provider", "dive-google"]),
+    ("ollama", &["dive-provider", "dive-ollama"]),
+    ("mistral", &["dive-provider", "dive-openai", "dive-mistral"]),
+    ("openrouter", &["dive-provider", "dive-openai", "dive-openrouter"]),
+    ("grok", &["dive-provider", "dive-openai", "dive-grok"]),
+];
+
+/// The facade's provider features, read from its Cargo.toml: those that turn on `provider`.
+fn provider_features() -> BTreeSet<String> {
+    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    let features = manifest.split("[features]").nth(1).unwrap().split("\n[").next().unwrap();
+    features
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .filter(|(_, value)| value.contains("\"provider\""))
+        .map(|(name, _)| name.trim().to_owned())
+        .collect()
+}
+
 #[test]
-fn openrouter_alone_builds_only_openrouter_and_the_openai_wire_crate_it_is_built_on() {
-    let expected: Vec<&str> = [BASE, &["dive-provider", "dive-openai", "dive-openrouter"]].concat();
-    assert_eq!(dive_crates("openrouter"), set(&expected));
+fn the_table_covers_every_provider_feature() {
+    let listed: BTreeSet<String> = PROVIDERS.iter().map(|(f, _)| (*f).to_owned()).collect();
+    assert_eq!(provider_features(), listed, "add the new provider feature to PROVIDERS");
 }
 
 #[test]
 fn each_provider_feature_brings_only_its_own_crates() {
-    let cases: &[(&str, &[&str])] = &[
-        ("ollama", &["dive-provider", "dive-ollama"]),
-        ("mistral", &["dive-provider", "dive-openai", "dive-mistral"]),
-        ("anthropic", &["dive-provider", "dive-anthropic"]),
-        ("grok", &["dive-provider", "dive-openai", "dive-grok"]),
-    ];
-    for (feature, own) in cases {
+    for (feature, own) in PROVIDERS {
         let expected: Vec<&str> = [BASE, own].concat();
         assert_eq!(dive_crates(feature), set(&expected), "feature {feature}");
     }
