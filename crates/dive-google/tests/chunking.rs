@@ -10,8 +10,13 @@ use proptest::prelude::*;
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
-    fn any_chunking_decodes_to_the_same_response(size in 1usize..400, which in 0usize..3) {
-        let name = ["thinking_parallel_calls.sse", "text_trailing_signature.sse", "safety_stop.sse"][which];
+    fn any_chunking_decodes_to_the_same_response(size in 1usize..400, which in 0usize..4) {
+        let name = [
+            "thinking_parallel_calls.sse",
+            "text_trailing_signature.sse",
+            "safety_stop.sse",
+            "recorded/pydantic-ai-google-web-search-stream.sse",
+        ][which];
         let bytes = std::fs::read(fixture(name)).unwrap();
         let (_, whole, e1) = decode_bytes(&bytes, bytes.len());
         let (_, split, e2) = decode_bytes(&bytes, size);
