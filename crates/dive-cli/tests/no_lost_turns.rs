@@ -306,3 +306,46 @@ async fn an_unsaved_turn_is_kept_and_saved_before_the_next_one_once_the_disk_has
     let shown = String::from_utf8_lossy(&show.stdout);
     assert!(shown.contains("teal") && shown.contains("Second answer."), "{shown}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn after_a_clean_exit_sessions_db_alone_holds_every_session() {
+    let api = MockApi::start(vec![Reply::Text("Kept in the file.")]).await;
+    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let run = api.dive(sessions.path(), workspace.path()).args(["-p", "remember this"]).output().unwrap();
+    assert!(run.status.success(), "{}", stderr_of(&run));
+    let wal = sessions.path().join("sessions.db-wal");
+    assert_eq!(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0), 0, "the log was folded in");
+
+    let copy = tempfile::tempdir().unwrap();
+    std::fs::copy(sessions.path().join("sessions.db"), copy.path().join("sessions.db")).unwrap();
+    let id = first_session(&api, copy.path(), workspace.path());
+    let show = api.dive(copy.path(), workspace.path()).args(["sessions", "show", &id]).output().unwrap();
+    assert!(String::from_utf8_lossy(&show.stdout).contains("Kept in the file."));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sighup_at_the_prompt_exits_129_and_releases_the_session() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let api = MockApi::start(vec![Reply::Text("Answer."); 2]).await;
+    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut child = api
+        .dive(sessions.path(), workspace.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut err = Lines::read(child.stderr.take().unwrap());
+    stdin.write_all(b"hello\n").unwrap();
+    err.wait_for("out tokens", Duration::from_secs(30));
+    kill(Pid::from_raw(i32::try_from(child.id()).unwrap()), Signal::SIGHUP).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(129), "{}", err.rest());
+    drop(stdin);
+    let id = first_session(&api, sessions.path(), workspace.path());
+    let next =
+        api.dive(sessions.path(), workspace.path()).args(["--resume", &id, "-p", "more"]).output().unwrap();
+    assert!(next.status.success(), "the session is free again: {}", stderr_of(&next));
+}
