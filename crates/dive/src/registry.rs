@@ -63,7 +63,7 @@ impl ModelOptions {
 /// Without any provider compiled in there is nothing to configure.
 #[cfg(not(feature = "provider"))]
 #[derive(Debug, Clone, Default)]
-struct ModelOptions;
+struct ModelOptions {}
 
 /// Applies [`ModelOptions`] to a provider builder that has `retry_policy` and `http_options`.
 #[cfg(feature = "provider")]
