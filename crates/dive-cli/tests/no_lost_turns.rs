@@ -112,6 +112,16 @@ async fn a_session_directory_that_cannot_be_written_is_found_before_the_model_is
     assert!(!output.status.success());
     assert!(err.contains("cannot be written") && err.contains("nothing was sent to the model"), "{err}");
     assert!(api.bodies().is_empty(), "no paid call for a turn that could not be saved");
+
+    // A read-only session directory (root ignores permission bits; a read-only mount does not).
+    std::fs::remove_file(disk.path().join("filler")).unwrap();
+    let remount = Command::new("mount").args(["-o", "remount,ro"]).arg(disk.path()).status().unwrap();
+    assert!(remount.success(), "remount read-only");
+    let output = api.dive(disk.path(), workspace.path()).args(["-p", "hello"]).output().unwrap();
+    let err = stderr_of(&output);
+    assert!(!output.status.success());
+    assert!(err.contains("cannot be written") && err.contains("--session-dir"), "{err}");
+    assert!(api.bodies().is_empty(), "no paid call for a turn that could not be saved");
 }
 
 fn process_gone(pid: i32) -> bool {
