@@ -3,6 +3,8 @@
 //! 1-byte reads, through Dive's framer (`dive_provider::decode_sse`), `sse-stream` and
 //! `eventsource-stream` (the framer Dive used before). Reads are borrowed slices, so only the
 //! framers are timed; `dive, Bytes reads` adds the reference count a reqwest body's reads cost.
+//! `sse-stream` yields its raw blocks; `sse-stream as decode_sse` adds what adopting it would
+//! take (the items `decode_sse` yields, the standard's dispatch rules, Dive's end of body).
 //! Figures: docs/benchmarks.md.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
@@ -91,6 +93,40 @@ fn sse_stream(reads: &[Bytes]) -> (usize, usize) {
     }))
 }
 
+/// `sse-stream` as `decode_sse` would have to wrap it: the same items (`SseEvent` or
+/// `ProviderError`), the last event ID kept, blocks without data dropped, and a blank line
+/// after a clean end so the last event is dispatched as Dive's framer does.
+fn sse_stream_as_decode_sse(reads: &[Bytes]) -> (usize, usize) {
+    let input = borrowed(reads).chain(futures::stream::once(async { Ok(&b"\n\n"[..]) }));
+    let mut last_id = String::new();
+    let events = sse_stream::SseByteStream::new(input).filter_map(move |block| {
+        let item = match block {
+            Ok(block) => {
+                if let Some(id) = block.id {
+                    last_id = id;
+                }
+                block.data.map(|data| {
+                    let mut e = dive_provider::SseEvent::default();
+                    e.event = block.event.filter(|t| !t.is_empty()).unwrap_or_else(|| "message".to_owned());
+                    e.data = data;
+                    e.id.clone_from(&last_id);
+                    e.retry = block.retry.map(Duration::from_millis);
+                    Ok(e)
+                })
+            }
+            Err(e) => Some(Err(dive_provider::ProviderError::new(
+                "bench",
+                dive_core::LlmErrorKind::Decode,
+                format!("malformed SSE: {e}"),
+            ))),
+        };
+        std::future::ready(item)
+    });
+    block_on(events.fold((0, 0), |(n, b), e: Result<_, dive_provider::ProviderError>| async move {
+        (n + 1, b + e.unwrap().data.len())
+    }))
+}
+
 fn eventsource(reads: &[Bytes]) -> (usize, usize) {
     block_on(
         borrowed(reads)
@@ -107,10 +143,11 @@ fn group(c: &mut Criterion, name: &str, events: &[String], slow_old: bool) {
     let mut g = c.benchmark_group(name);
     g.throughput(Throughput::Bytes(events.iter().map(|e| e.len() as u64).sum()));
     g.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
-    let candidates: [(&str, Candidate); 4] = [
+    let candidates: [(&str, Candidate); 5] = [
         ("dive", dive),
         ("dive, Bytes reads", dive_bytes),
         ("sse-stream", sse_stream),
+        ("sse-stream as decode_sse", sse_stream_as_decode_sse),
         ("eventsource-stream", eventsource),
     ];
     for (read, size) in [("whole events", None), ("7-byte reads", Some(7)), ("1-byte reads", Some(1))] {
