@@ -8,7 +8,10 @@
 //! parts they came with, images, PDFs and other inline or file-URI media, multimodal
 //! function responses, structured output, finish reasons lowercased (classified by
 //! [`dive_core::classify_stop_reason`]), usage with thoughts and cached tokens, and cost from
-//! the model catalog ([`MODELS`]).
+//! the model catalog ([`MODELS`]). Streamed function-call arguments (`partialArgs`, turned on
+//! with `provider_options`) are assembled into one call each, and a call without a name never
+//! reaches the engine; `groundingMetadata` is kept on the response (streamed or not) and its
+//! supports become `google_grounding` citations on the text they cite.
 //!
 //! # Replay data
 //! A block decoded from Gemini keeps what replay needs in `metadata.google`:
