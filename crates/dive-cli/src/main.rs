@@ -40,8 +40,6 @@ mod workspace_sessions;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::Parser;
-
 use args::{Args, Command};
 use input::{CliDialog, Input, Line, NoDialog};
 use setup::SessionChoice;
