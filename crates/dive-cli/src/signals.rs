@@ -3,6 +3,7 @@
 //! incomplete with a bounded write, and `dive` exits with 128 + the signal number (143 for
 //! SIGTERM, 129 for SIGHUP). Without a turn running, `dive` leaves the prompt the same way.
 
+use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -33,13 +34,15 @@ impl Signals {
                         };
                         code.store(exit, Ordering::SeqCst);
                         token.cancel();
-                        use std::io::Write;
                         let _ =
                             writeln!(std::io::stderr(), "\n(dive: {name}: stopping now and saving the turn)");
                     });
                 }
                 (Err(e), _) | (_, Err(e)) => {
-                    eprintln!("dive: cannot watch SIGTERM/SIGHUP ({e}); they will end dive without saving");
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "dive: cannot watch SIGTERM/SIGHUP ({e}); they will end dive without saving"
+                    );
                 }
             }
         }
