@@ -183,3 +183,15 @@ async fn whole_grounded_responses_cite_by_byte_offsets() {
         (Some(426), Some(486))
     );
 }
+
+#[test]
+fn a_stream_cut_inside_a_streamed_call_keeps_no_half_call() {
+    // The first three recorded chunks: the call started, `$.location` still streaming.
+    let text =
+        std::fs::read_to_string(recorded("vercel-google-stream-tool-call-arguments.chunks.txt")).unwrap();
+    let sse: String = text.lines().take(3).map(|l| format!("data: {l}\r\n\r\n")).collect();
+    let (_, _, error) = decode_bytes(sse.as_bytes(), 29);
+    let error = error.expect("a stream without a finish reason is an error");
+    assert_eq!(error.kind, LlmErrorKind::StreamInterrupted);
+    assert!(error.partial.as_ref().is_none_or(|p| p.tool_uses().count() == 0), "{:?}", error.partial);
+}
