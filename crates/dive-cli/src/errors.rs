@@ -94,7 +94,7 @@ pub fn from_agent(error: &AgentError) -> UserError {
         AgentError::Turn(turn) => match &turn.cause {
             TurnFailure::Model(llm) => return from_llm(llm),
             TurnFailure::Cancelled | TurnFailure::SoftCancelled => {
-                ("cancelled", "cancelled; the turn was kept as incomplete, to go on from".to_owned())
+                ("cancelled", "cancelled; the turn was kept as incomplete (send a message, or run `dive --continue`, to go on)".to_owned())
             }
             TurnFailure::Deadline => (
                 "deadline",

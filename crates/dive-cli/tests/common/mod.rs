@@ -3,6 +3,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod stall;
+pub mod tmux;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};

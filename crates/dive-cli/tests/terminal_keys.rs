@@ -1,0 +1,90 @@
+//! The real `dive` binary on a real terminal (tmux): Ctrl-C at the prompt hints and a second
+//! press leaves, Ctrl-C at a permission prompt cancels the turn, permission answers stay out of
+//! the prompt history, and `NO_COLOR` keeps the CLI's colours off.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+
+use common::tmux::{Tmux, sh_quote};
+use common::{MockApi, Reply};
+use serde_json::json;
+
+/// The shell line that runs `dive` on the mock with a clean environment plus `extra`, then
+/// prints how it exited and keeps the window open.
+fn command(api: &MockApi, sessions: &Path, workspace: &Path, extra: &[&str]) -> String {
+    let mut parts = vec![
+        "env -i".to_owned(),
+        format!("PATH={}", sh_quote(&std::env::var("PATH").unwrap_or_default())),
+        format!("HOME={}", sh_quote(&sessions.display().to_string())),
+        format!("ANTHROPIC_BASE_URL={}", sh_quote(&api.server.uri())),
+        "ANTHROPIC_API_KEY=sk-ant-test-key".to_owned(),
+    ];
+    parts.extend(extra.iter().map(|e| (*e).to_owned()));
+    parts.extend([
+        sh_quote(env!("CARGO_BIN_EXE_dive")),
+        "--session-dir".to_owned(),
+        sh_quote(&sessions.display().to_string()),
+        "--workspace".to_owned(),
+        sh_quote(&workspace.display().to_string()),
+        "; echo EXITED-$?; sleep 30".to_owned(),
+    ]);
+    parts.join(" ")
+}
+
+fn write_call() -> Reply {
+    Reply::Tool {
+        id: "toolu_1",
+        name: "Write",
+        input: json!({"file_path": "notes.md", "content": "hello\n"}),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_at_the_prompt_hints_then_leaves_and_answers_stay_out_of_history() {
+    let api = MockApi::start(vec![write_call(), Reply::Text("Wrote the notes.")]).await;
+    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let tmux = Tmux::new();
+    let line = command(&api, sessions.path(), workspace.path(), &["TERM=xterm-256color", "NO_COLOR=1"]);
+    tmux.run(&["new-session", "-d", "-s", "t", "-x", "160", "-y", "50", &line]);
+    tmux.wait_for("/help for commands");
+    tmux.run(&["send-keys", "-t", "t", "write the notes", "Enter"]);
+    tmux.wait_for("Allow?");
+    tmux.run(&["send-keys", "-t", "t", "y", "Enter"]);
+    tmux.wait_for("out tokens");
+    assert_eq!(std::fs::read_to_string(workspace.path().join("notes.md")).unwrap(), "hello\n");
+    let styled = tmux.run(&["capture-pane", "-p", "-e", "-t", "t"]);
+    assert!(styled.contains("⏺ Write notes.md"), "{styled}");
+    assert!(!styled.contains("\x1b[36m") && !styled.contains("\x1b[2m"), "NO_COLOR: no colours:\n{styled:?}");
+
+    tmux.run(&["send-keys", "-t", "t", "C-c"]);
+    tmux.wait_for("press Ctrl-C again or Ctrl-D to quit");
+    assert!(!tmux.screen().contains("EXITED-"), "one Ctrl-C does not leave");
+    tmux.run(&["send-keys", "-t", "t", "C-c"]);
+    tmux.wait_for("EXITED-0");
+
+    let history = std::fs::read_to_string(sessions.path().join("history")).unwrap();
+    let entries: Vec<&str> = history.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(entries.contains(&"write the notes"), "{history:?}");
+    assert!(!entries.contains(&"y"), "the permission answer is not a history entry: {history:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_at_a_permission_prompt_cancels_the_turn() {
+    let api = MockApi::start(vec![write_call(), Reply::Text("should not be asked for")]).await;
+    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let tmux = Tmux::new();
+    let line = command(&api, sessions.path(), workspace.path(), &["TERM=xterm-256color"]);
+    tmux.run(&["new-session", "-d", "-s", "t", "-x", "160", "-y", "50", &line]);
+    tmux.wait_for("/help for commands");
+    tmux.run(&["send-keys", "-t", "t", "write the notes", "Enter"]);
+    tmux.wait_for("Allow?");
+    tmux.run(&["send-keys", "-t", "t", "C-c"]);
+    let screen = tmux.wait_for("cancelled");
+    assert!(screen.contains("kept as incomplete"), "{screen}");
+    assert!(!workspace.path().join("notes.md").exists(), "the write never ran");
+    assert_eq!(api.bodies().len(), 1, "the turn ended: the model was not called again");
+    tmux.run(&["send-keys", "-t", "t", "/quit", "Enter"]);
+    tmux.wait_for("EXITED-0");
+}
