@@ -5,8 +5,9 @@
 //! and redacted thinking replayed exactly), effort, automatic prompt caching with spaced
 //! breakpoints and 5m/1h TTL, images and documents (base64, URL, file id), citations,
 //! structured output, stop sequences, server tools (web search, web fetch, code execution)
-//! whose result blocks are kept verbatim, reminders rendered per model, and cost from the
-//! model catalog ([`MODELS`]).
+//! whose result blocks are kept verbatim, server-side compaction (the `compaction` block kept
+//! with its summary and replayed verbatim, its separately billed usage counted), reminders
+//! rendered per model, and cost from the model catalog ([`MODELS`]).
 //!
 //! **Invariant:** the request sent is derived from the [`ModelRequest`](dive_core::ModelRequest)
 //! alone; the caller's history is never modified (unanswered tool calls are answered and

@@ -178,10 +178,11 @@ impl ChunkDecoder {
             self.ids.set_response_id(&message.id);
             out.push(StreamEvent::MessageStart { message });
         }
-        if let Some(u) = v.get("usageMetadata") {
-            // Each chunk's usageMetadata is the call's whole usage so far (proto3 JSON leaves
-            // zero counts out), and a later one may be lower (the last chunk's prompt count is
-            // the billed one): it replaces, never a field-wise max.
+        // Each chunk's usageMetadata is the call's whole usage so far (proto3 JSON leaves zero
+        // counts out), and a later one may be lower (the last chunk's prompt count is the
+        // billed one): it replaces, never a field-wise max. One without any count (only
+        // `trafficType`, as early chunks send) says nothing and changes nothing.
+        if let Some(u) = v.get("usageMetadata").filter(|u| u.get("totalTokenCount").is_some()) {
             self.usage.apply_snapshot(&UsageReport::whole(decode_usage(u)));
         }
         let candidate = v

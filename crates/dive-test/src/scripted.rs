@@ -12,6 +12,7 @@ use crate::recorded::RecordedRequests;
 
 /// One step of a script.
 #[non_exhaustive]
+#[allow(clippy::large_enum_variant)] // most steps are responses: boxing would only add allocations
 pub enum ScriptStep {
     /// A complete response (streamed as synthesised events when streaming).
     Response(ModelResponse),
