@@ -51,7 +51,7 @@ pub async fn decode_fixture(name: &str) -> (ResponseAccumulator, Option<Provider
     let sse = Box::pin(dive_provider::decode_sse("openai", futures::stream::iter(chunks)));
     let mut acc = ResponseAccumulator::new();
     let mut stream: futures::stream::BoxStream<'_, Result<dive_core::StreamEvent, ProviderError>> =
-        if name.starts_with("chat_") {
+        if Path::new(name).file_name().is_some_and(|f| f.to_string_lossy().starts_with("chat_")) {
             Box::pin(ChatEvents::new(sse, ChatMapper::new("openai", Dialect::openai()), None))
         } else {
             Box::pin(ResponsesEvents::new(sse, ResponsesMapper::new("openai"), None))
