@@ -78,3 +78,12 @@ async fn error_chunk_is_typed() {
     let err = run(sse).await.unwrap_err();
     assert_eq!(err.kind, LlmErrorKind::Server);
 }
+
+#[tokio::test]
+async fn in_stream_insufficient_quota_is_a_terminal_quota_error() {
+    // The shape OpenAI-compatible servers send mid-stream, with a 200 status already given.
+    let sse = "data: {\"error\":{\"type\":\"insufficient_quota\",\"code\":\"insufficient_quota\",\"message\":\"You exceeded your current quota, please check your plan and billing details.\"}}\n\n";
+    let err = run(sse).await.unwrap_err();
+    assert_eq!(err.kind, LlmErrorKind::QuotaExhausted);
+    assert!(err.to_string().contains("exceeded your current quota"), "{err}");
+}

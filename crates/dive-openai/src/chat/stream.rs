@@ -211,7 +211,7 @@ impl Mapper for ChatMapper {
             ProviderError::new(self.provider, LlmErrorKind::Decode, format!("stream chunk is not JSON: {e}"))
         })?;
         if chunk.get("error").is_some_and(|e| !e.is_null()) || event.event == "error" {
-            return Err(ProviderError::from_stream_error(self.provider, &chunk));
+            return Err(crate::events::stream_error(self.provider, &chunk));
         }
         if !self.started {
             self.started = true;
