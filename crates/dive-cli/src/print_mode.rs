@@ -68,20 +68,25 @@ pub async fn run(setup: &Setup, prompt: String, format: OutputFormat) -> i32 {
     }
     let soft = SoftCancel::new();
     let hard: CancellationToken = setup.guard.signals.turn_token();
-    let _watch = CancelWatch::start(soft.clone(), hard.clone());
-    let mut options = RunOptions::text(prompt)
+    // Ctrl-C while the model answers stops it at once; while tools run, after the step.
+    let turn = crate::interrupt::TurnState::default();
+    turn.begin(hard.clone());
+    let _watch = CancelWatch::start(soft.clone(), hard.clone(), turn.clone());
+    let stream_json = format == OutputFormat::StreamJson;
+    let options = RunOptions::text(prompt)
         .with_session(std::sync::Arc::clone(&setup.session))
         .with_soft_cancel(soft)
-        .with_cancel(hard);
-    if format == OutputFormat::StreamJson {
-        options = options.on_event(|item| {
-            let line = serde_json::to_string(item)?;
-            let mut out = std::io::stdout().lock();
-            writeln!(out, "{line}")?;
-            out.flush()?;
+        .with_cancel(hard)
+        .on_event(move |item| {
+            turn.observe(item);
+            if stream_json {
+                let line = serde_json::to_string(item)?;
+                let mut out = std::io::stdout().lock();
+                writeln!(out, "{line}")?;
+                out.flush()?;
+            }
             Ok(())
         });
-    }
     let result = setup.agent.run(options).await;
     let (response, error) = match result {
         Ok(r) => (Some(r), None),

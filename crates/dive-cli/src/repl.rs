@@ -38,6 +38,8 @@ pub struct Repl {
     turn_state: TurnState,
     prompt_interrupts: PromptInterrupts,
     style: Style,
+    /// The session whose workspace was recorded (once a session).
+    tagged: Option<String>,
 }
 
 impl Repl {
@@ -52,6 +54,7 @@ impl Repl {
             turn_state: TurnState::default(),
             prompt_interrupts: PromptInterrupts::default(),
             style: Style::stderr_from_env(),
+            tagged: None,
         }
     }
 
@@ -141,7 +144,7 @@ impl Repl {
         let soft = SoftCancel::new();
         let hard: CancellationToken = self.setup.guard.signals.turn_token();
         self.turn_state.begin(hard.clone());
-        let watch = CancelWatch::start_interactive(soft.clone(), hard.clone(), self.turn_state.clone());
+        let watch = CancelWatch::start(soft.clone(), hard.clone(), self.turn_state.clone());
         let renderer = Renderer::new(self.spinner.clone(), self.show_thinking);
         self.spinner.busy("thinking…");
         let sink = renderer.clone();
@@ -165,7 +168,10 @@ impl Repl {
         };
         let unsaved = self.setup.guard.after_turn(&self.setup.session, turn, error.as_deref());
         self.set_title_once(text).await;
-        crate::workspace_sessions::tag(&*self.setup.session, &self.setup.workspace).await;
+        if self.tagged.as_deref() != Some(self.setup.session.id()) {
+            crate::workspace_sessions::tag(&*self.setup.session, &self.setup.workspace).await;
+            self.tagged = Some(self.setup.session.id().to_owned());
+        }
         match result {
             Ok(response) => {
                 self.usage += &response.usage;

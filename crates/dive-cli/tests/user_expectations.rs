@@ -298,7 +298,10 @@ async fn web_fetch_asks_per_domain_and_refuses_local_addresses() {
     assert_eq!(stderr.matches("Permission needed: WebFetch").count(), 2, "once per domain: {stderr}");
     let bodies = api.bodies();
     let tools = tool_names(&bodies[0]);
-    assert!(tools.contains(&"WebFetch".to_owned()) && tools.contains(&"AskUserQuestion".to_owned()), "{tools:?}");
+    assert!(
+        tools.contains(&"WebFetch".to_owned()) && tools.contains(&"AskUserQuestion".to_owned()),
+        "{tools:?}"
+    );
     assert!(!tools.contains(&"WebSearch".to_owned()), "no search key, no WebSearch: {tools:?}");
     let first = request_text(&bodies[1]);
     assert!(first.contains("not a public address"), "allowed, then refused by the address guard: {first}");
@@ -478,4 +481,28 @@ fn ctrl_c_stops_a_stream_at_once_and_keeps_what_arrived() {
         "{}",
         out(&shown)
     );
+}
+
+#[test]
+fn in_print_mode_one_ctrl_c_stops_a_stream_too() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let api = StallingApi::start();
+    let (sessions, workspace) = dirs();
+    let mut child = offline_dive(sessions.path(), workspace.path())
+        .env("ANTHROPIC_API_KEY", "sk-ant-test-key")
+        .env("ANTHROPIC_BASE_URL", &api.uri)
+        .args(["--output-format", "stream-json", "-p", "tell me everything"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = Chunks::read(child.stdout.take().unwrap());
+    stdout.wait_for(PARTIAL, Duration::from_secs(30));
+    let pressed = Instant::now();
+    kill(Pid::from_raw(i32::try_from(child.id()).unwrap()), Signal::SIGINT).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(pressed.elapsed() < Duration::from_secs(15), "stopped at once: {:?}", pressed.elapsed());
+    assert_eq!(output.status.code(), Some(1));
+    assert!(err(&output).contains("cancelled"), "{}", err(&output));
 }
