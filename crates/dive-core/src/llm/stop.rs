@@ -51,7 +51,7 @@ impl StopKind {
 /// | output_limit | `max_tokens`, `length`, `max_output_tokens` |
 /// | context_limit | `model_context_window_exceeded`, `model_length` |
 /// | refusal | `refusal`, `content_filter`, `safety`, `recitation`, `blocklist`, `prohibited_content`, `spii`, `image_safety`, `image_prohibited_content`, `image_recitation`, `language`, `model_armor` |
-/// | pause | `pause_turn` |
+/// | pause | `pause_turn`, `compaction` (Anthropic's `pause_after_compaction`: resending the turn continues it) |
 /// | incomplete | `error`, `incomplete`, `cancelled`, `timeout`, `malformed_function_call`, `unexpected_tool_call`, `too_many_tool_calls`, `missing_thought_signature`, `malformed_response` |
 /// | other | anything else, including empty |
 ///
@@ -82,7 +82,9 @@ pub fn classify_stop_reason(raw: &str) -> StopKind {
         // Gemini: an unsupported language, a Model Armor policy block.
         | "language"
         | "model_armor" => StopKind::Refusal,
-        "pause_turn" => StopKind::Pause,
+        // Anthropic pauses after a server-side compaction block when asked to; the turn goes
+        // on when the request is sent again with that block.
+        "pause_turn" | "compaction" => StopKind::Pause,
         "error"
         | "incomplete"
         | "cancelled"
@@ -125,6 +127,7 @@ mod tests {
             ("image_prohibited_content", StopKind::Refusal),
             ("image_recitation", StopKind::Refusal),
             ("pause_turn", StopKind::Pause),
+            ("compaction", StopKind::Pause),
             ("error", StopKind::Incomplete),
             ("incomplete", StopKind::Incomplete),
             ("cancelled", StopKind::Incomplete),
