@@ -66,6 +66,9 @@ impl Guard {
         if let Some(claim) = self.claim.take() {
             claim.release().await;
         }
+        if self.signal_exit().is_some() {
+            self.signals.restore_terminal();
+        }
     }
 
     /// The exit code a termination signal asks for.

@@ -1,7 +1,9 @@
 //! SIGTERM and SIGHUP: a hard cancel. The running turn stops now (its tool processes are
 //! killed with their process groups when the engine drops them), the engine saves it as
 //! incomplete with a bounded write, and `dive` exits with 128 + the signal number (143 for
-//! SIGTERM, 129 for SIGHUP). Without a turn running, `dive` leaves the prompt the same way.
+//! SIGTERM, 129 for SIGHUP). Without a turn running, `dive` leaves the prompt the same way,
+//! and puts the terminal back in the mode it found it in (the line editor may be holding it in
+//! raw mode when the signal comes).
 
 use std::io::Write;
 use std::sync::Arc;
@@ -14,13 +16,15 @@ use dive::CancellationToken;
 pub struct Signals {
     token: CancellationToken,
     code: Arc<AtomicU8>,
+    /// The terminal's mode at start (`stty -g`), when stdin is a terminal.
+    tty_mode: Arc<Option<String>>,
 }
 
 impl Signals {
     /// Starts listening for SIGTERM and SIGHUP (from then on they no longer kill the process
     /// outright). Must run inside the runtime.
     pub fn install() -> Self {
-        let signals = Self::default();
+        let signals = Self { tty_mode: Arc::new(tty_mode()), ..Self::default() };
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
@@ -60,6 +64,19 @@ impl Signals {
         self.token.cancelled().await;
     }
 
+    /// Puts the terminal back in the mode it had at start (after a signal interrupted the
+    /// line editor; best effort).
+    pub fn restore_terminal(&self) {
+        if let Some(mode) = self.tty_mode.as_deref() {
+            let _ = std::process::Command::new("stty")
+                .arg(mode)
+                .stdin(std::process::Stdio::inherit())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status();
+        }
+    }
+
     /// The exit code a termination signal asks for (`None` when none arrived).
     pub fn exit_code(&self) -> Option<u8> {
         match self.code.load(Ordering::SeqCst) {
@@ -67,4 +84,20 @@ impl Signals {
             code => Some(code),
         }
     }
+}
+
+/// The terminal's mode as `stty -g` prints it, when stdin is a terminal.
+fn tty_mode() -> Option<String> {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() {
+        return None;
+    }
+    let out = std::process::Command::new("stty")
+        .arg("-g")
+        .stdin(std::process::Stdio::inherit())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let mode = String::from_utf8(out.stdout).ok()?.trim().to_owned();
+    (out.status.success() && !mode.is_empty()).then_some(mode)
 }

@@ -5,33 +5,9 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::tmux::{Tmux, sh_quote};
+use common::tmux::{Tmux, dive_line as command};
 use common::{MockApi, Reply};
 use serde_json::json;
-
-/// The shell line that runs `dive` on the mock with a clean environment plus `extra`, then
-/// prints how it exited and keeps the window open.
-fn command(api: &MockApi, sessions: &Path, workspace: &Path, extra: &[&str]) -> String {
-    let mut parts = vec![
-        "env -i".to_owned(),
-        format!("PATH={}", sh_quote(&std::env::var("PATH").unwrap_or_default())),
-        format!("HOME={}", sh_quote(&sessions.display().to_string())),
-        format!("ANTHROPIC_BASE_URL={}", sh_quote(&api.server.uri())),
-        "ANTHROPIC_API_KEY=sk-ant-test-key".to_owned(),
-    ];
-    parts.extend(extra.iter().map(|e| (*e).to_owned()));
-    parts.extend([
-        sh_quote(env!("CARGO_BIN_EXE_dive")),
-        "--session-dir".to_owned(),
-        sh_quote(&sessions.display().to_string()),
-        "--workspace".to_owned(),
-        sh_quote(&workspace.display().to_string()),
-        "; echo EXITED-$?; sleep 30".to_owned(),
-    ]);
-    parts.join(" ")
-}
 
 fn write_call() -> Reply {
     Reply::Tool {

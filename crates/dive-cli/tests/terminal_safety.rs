@@ -5,10 +5,10 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::tmux::{Tmux, sh_quote};
+use common::tmux::{Tmux, dive_line, dive_line_then};
 use common::{Lines, MockApi, Reply};
 use serde_json::json;
 
@@ -25,21 +25,7 @@ async fn escape_sequences_in_a_file_and_in_model_text_have_no_effect_on_a_termin
     let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     std::fs::write(workspace.path().join("evil.txt"), &hostile).unwrap();
 
-    let command = [
-        "env -i".to_owned(),
-        format!("PATH={}", sh_quote(&std::env::var("PATH").unwrap_or_default())),
-        format!("HOME={}", sh_quote(&sessions.path().display().to_string())),
-        "TERM=xterm-256color".to_owned(),
-        "ANTHROPIC_API_KEY=sk-ant-test-key".to_owned(),
-        format!("ANTHROPIC_BASE_URL={}", sh_quote(&api.server.uri())),
-        sh_quote(env!("CARGO_BIN_EXE_dive")),
-        "--session-dir".to_owned(),
-        sh_quote(&sessions.path().display().to_string()),
-        "--workspace".to_owned(),
-        sh_quote(&workspace.path().display().to_string()),
-        "; sleep 30".to_owned(),
-    ]
-    .join(" ");
+    let command = dive_line(&api, sessions.path(), workspace.path(), &["TERM=xterm-256color"]);
     let tmux = Tmux::new();
     tmux.run(&["new-session", "-d", "-s", "t", "-x", "160", "-y", "50", &command]);
     let banner = tmux.wait_for("/help for commands");
@@ -175,4 +161,28 @@ async fn status_says_where_each_setting_came_from() {
 
     let err = run(&["--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "plan"]);
     assert!(err.contains("(flag --model)") && err.contains("(flag --permission-mode)"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_at_the_prompt_exits_143_and_gives_the_terminal_back_in_its_mode() {
+    let api = MockApi::start(vec![]).await;
+    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let then = "echo EXITED-$?; stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo MODE-END; sleep 30";
+    let line = dive_line_then(&api, sessions.path(), workspace.path(), &["TERM=xterm-256color"], then);
+    let tmux = Tmux::new();
+    tmux.run(&["new-session", "-d", "-s", "t", "-x", "160", "-y", "50", &line]);
+    tmux.wait_for("/help for commands");
+    let shell: u32 = tmux.run(&["display-message", "-p", "-t", "t", "#{pane_pid}"]).trim().parse().unwrap();
+    let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).unwrap();
+    let dive: i32 = children.split_whitespace().next().unwrap().parse().unwrap();
+    // The line editor holds the terminal in raw mode while it waits at the prompt.
+    std::thread::sleep(Duration::from_millis(200));
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(dive), nix::sys::signal::Signal::SIGTERM).unwrap();
+    let screen = tmux.wait_for("MODE-END");
+    assert!(screen.contains("EXITED-143"), "{screen}");
+    let mode = screen.lines().find(|l| l.contains("MODE-END")).unwrap();
+    assert!(
+        mode.contains("icanon") && !mode.contains("-icanon") && !mode.contains("-echo"),
+        "the terminal is back in line mode with echo: {mode}"
+    );
 }

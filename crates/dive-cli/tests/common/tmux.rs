@@ -1,6 +1,7 @@
 //! A real terminal for end-to-end tests: a tmux server of the test's own, a window `t` of a
 //! fixed size, and helpers to read its screen and quote a command line for it.
 
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -54,4 +55,37 @@ fn dive_nanos() -> u128 {
 /// `s` quoted for `sh`.
 pub fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The shell line that runs `dive` on the mock with a clean environment plus `extra`, then
+/// prints how it exited and keeps the window open.
+pub fn dive_line(api: &super::MockApi, sessions: &Path, workspace: &Path, extra: &[&str]) -> String {
+    dive_line_then(api, sessions, workspace, extra, "echo EXITED-$?; sleep 30")
+}
+
+/// Like [`dive_line`], running the shell commands `then` after `dive` exits.
+pub fn dive_line_then(
+    api: &super::MockApi,
+    sessions: &Path,
+    workspace: &Path,
+    extra: &[&str],
+    then: &str,
+) -> String {
+    let mut parts = vec![
+        "env -i".to_owned(),
+        format!("PATH={}", sh_quote(&std::env::var("PATH").unwrap_or_default())),
+        format!("HOME={}", sh_quote(&sessions.display().to_string())),
+        format!("ANTHROPIC_BASE_URL={}", sh_quote(&api.server.uri())),
+        "ANTHROPIC_API_KEY=sk-ant-test-key".to_owned(),
+    ];
+    parts.extend(extra.iter().map(|e| (*e).to_owned()));
+    parts.extend([
+        sh_quote(env!("CARGO_BIN_EXE_dive")),
+        "--session-dir".to_owned(),
+        sh_quote(&sessions.display().to_string()),
+        "--workspace".to_owned(),
+        sh_quote(&workspace.display().to_string()),
+        format!("; {then}"),
+    ]);
+    parts.join(" ")
 }
