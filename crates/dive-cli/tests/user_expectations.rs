@@ -126,10 +126,17 @@ async fn tool_lines_show_the_command_and_no_colour_reaches_a_pipe() {
             name: "Write",
             input: json!({"file_path": "notes.md", "content": "first line\nsecond line\n"}),
         },
+        Reply::Tool {
+            id: "toolu_3",
+            name: "Edit",
+            input: json!({"file_path": "long.txt", "old_string": "line 20\n", "new_string": "line twenty\n"}),
+        },
         Reply::Text("Done."),
     ])
     .await;
     let (sessions, workspace) = dirs();
+    let long: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(workspace.path().join("long.txt"), long).unwrap();
     let mut cmd = api.dive(sessions.path(), workspace.path());
     cmd.env("TERM", "xterm-256color").arg("--dangerously-skip-permissions");
     let output = with_stdin(&mut cmd, b"run it\n/quit\n");
@@ -138,6 +145,11 @@ async fn tool_lines_show_the_command_and_no_colour_reaches_a_pipe() {
     assert!(stdout.contains("⏺ Bash(echo from-bash)"), "{stdout}");
     assert!(!stdout.contains("Say hello politely"), "the description is not the tool line: {stdout}");
     assert!(stdout.contains("⏺ Write notes.md") && stdout.contains("first line"), "{stdout}");
+    assert!(
+        stdout.contains("⏺ Edit long.txt") && stdout.contains("@@ -18,5 +18,5 @@"),
+        "file line numbers: {stdout}"
+    );
+    assert!(stdout.contains("-line 20") && stdout.contains("+line twenty"), "{stdout}");
     assert!(
         !stdout.contains('\u{1b}') && !stderr.contains('\u{1b}'),
         "no escapes off a terminal:\n{stdout:?}\n{stderr:?}"
