@@ -12,6 +12,7 @@ use dive::toolkit::{
 use dive::{BoxFuture, IntoTool, Tool};
 
 use crate::input::{Input, Line};
+use crate::interrupt::TurnState;
 use crate::render::Spinner;
 use crate::sanitize::visible;
 
@@ -19,7 +20,7 @@ use crate::sanitize::visible;
 pub const WEB_FETCH_ASK_RULE: &str = "WebFetch";
 
 /// The network and question tools; `dialog` is the terminal in interactive mode.
-pub fn tools(dialog: Option<(Input, Spinner)>) -> Vec<Arc<dyn Tool>> {
+pub fn tools(dialog: Option<(Input, Spinner, TurnState)>) -> Vec<Arc<dyn Tool>> {
     let mut tools = Vec::new();
     if let Ok(fetch) = WebFetchTool::new() {
         tools.push(fetch.into_tool());
@@ -27,17 +28,19 @@ pub fn tools(dialog: Option<(Input, Spinner)>) -> Vec<Arc<dyn Tool>> {
     if let Ok(search) = WebSearchTool::from_env() {
         tools.push(search.into_tool());
     }
-    if let Some((input, spinner)) = dialog {
-        tools.push(AskUserTool::with_dialog(Arc::new(TerminalQuestions { input, spinner })).into_tool());
+    if let Some((input, spinner, turn)) = dialog {
+        tools
+            .push(AskUserTool::with_dialog(Arc::new(TerminalQuestions { input, spinner, turn })).into_tool());
     }
     tools
 }
 
 /// Asks the model's questions on stderr and reads the answer from the prompt's input
-/// (answers are not kept in the prompt history).
+/// (answers are not kept in the prompt history); Ctrl-C cancels the turn.
 struct TerminalQuestions {
     input: Input,
     spinner: Spinner,
+    turn: TurnState,
 }
 
 /// The question as shown, and the prompt that reads its answer.
@@ -94,6 +97,7 @@ pub fn parse(question: &AskUserInput, line: &str) -> AskUserOutput {
 impl UserDialog for TerminalQuestions {
     fn ask<'a>(&'a self, question: &'a AskUserInput) -> BoxFuture<'a, AskUserOutput> {
         let input = self.input.clone();
+        let turn = self.turn.clone();
         let question = question.clone();
         self.spinner.pause();
         Box::pin(async move {
@@ -105,7 +109,11 @@ impl UserDialog for TerminalQuestions {
                 drop(err);
                 match input.read_answer(prompt) {
                     Line::Text(line) => parse(&question, &line),
-                    Line::Interrupted | Line::Eof => AskUserOutput::canceled(),
+                    Line::Interrupted => {
+                        turn.cancel();
+                        AskUserOutput::canceled()
+                    }
+                    Line::Eof => AskUserOutput::canceled(),
                 }
             })
             .await

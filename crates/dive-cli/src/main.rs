@@ -132,7 +132,7 @@ async fn run_inner(mut args: Args, provenance: Arc<provenance::Provenance>) -> R
     let (id, resumed) = setup::session_id(&store, choice, &workspace).await?;
     let turn = interrupt::TurnState::default();
     let dialog = Arc::new(CliDialog::new(input.clone(), spinner.clone()).with_turn(turn.clone()));
-    let terminal = setup::Terminal { input: input.clone(), spinner: spinner.clone() };
+    let terminal = setup::Terminal { input: input.clone(), spinner: spinner.clone(), turn: turn.clone() };
     let mut setup = setup::build(&args, Arc::clone(&store), &id, resumed, dialog, Some(terminal)).await?;
     setup.guard.provenance = Arc::clone(&provenance);
     claim::hold(&mut setup, Some(&input), args.fork_session).await?;

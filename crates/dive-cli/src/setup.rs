@@ -32,6 +32,8 @@ pub struct Setup {
 pub struct Terminal {
     pub input: crate::input::Input,
     pub spinner: crate::render::Spinner,
+    /// The running turn (Ctrl-C at a question cancels it).
+    pub turn: crate::interrupt::TurnState,
 }
 
 /// The workspace root: `--workspace`, else the current directory.
@@ -158,7 +160,7 @@ pub async fn build(
     let model = model::choose(args.model.as_deref().or(cli.model.as_deref()), &transport)?;
     let mut toolkit = if model.offline { Toolkit::read_only(workspace) } else { Toolkit::new(workspace) };
     if !model.offline {
-        for tool in crate::extra_tools::tools(terminal.map(|t| (t.input, t.spinner))) {
+        for tool in crate::extra_tools::tools(terminal.map(|t| (t.input, t.spinner, t.turn))) {
             toolkit = toolkit.with_tool(tool);
         }
     }

@@ -64,3 +64,25 @@ async fn ctrl_c_at_a_permission_prompt_cancels_the_turn() {
     tmux.run(&["send-keys", "-t", "t", "/quit", "Enter"]);
     tmux.wait_for("EXITED-0");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_at_a_question_cancels_the_turn() {
+    let question = Reply::Tool {
+        id: "toolu_1",
+        name: "AskUserQuestion",
+        input: json!({"question": "Which colour?", "type": "select", "options": ["red", "blue"]}),
+    };
+    let api = MockApi::start(vec![question, Reply::Text("should not be asked for")]).await;
+    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let tmux = Tmux::new();
+    let line = command(&api, sessions.path(), workspace.path(), &["TERM=xterm-256color"]);
+    tmux.run(&["new-session", "-d", "-s", "t", "-x", "160", "-y", "50", &line]);
+    tmux.wait_for("/help for commands");
+    tmux.run(&["send-keys", "-t", "t", "ask me", "Enter"]);
+    tmux.wait_for("2. blue");
+    tmux.run(&["send-keys", "-t", "t", "C-c"]);
+    tmux.wait_for("kept as incomplete");
+    assert_eq!(api.bodies().len(), 1, "the turn ended: the model was not called again");
+    tmux.run(&["send-keys", "-t", "t", "/quit", "Enter"]);
+    tmux.wait_for("EXITED-0");
+}
