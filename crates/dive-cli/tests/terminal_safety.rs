@@ -68,8 +68,6 @@ async fn a_project_env_file_cannot_send_the_environment_key_to_its_server() {
         .spawn()
         .unwrap();
     let mut err = Lines::read(child.stderr.take().unwrap());
-    let warning = err.wait_for("ignored ANTHROPIC_BASE_URL", Duration::from_secs(30));
-    assert!(warning.contains("ANTHROPIC_API_KEY"), "{warning}");
     let started = Instant::now();
     let via_proxy = loop {
         if proxy.accept().is_ok() {
@@ -88,6 +86,8 @@ async fn a_project_env_file_cannot_send_the_environment_key_to_its_server() {
         "the key went to the .env's server"
     );
     assert!(via_proxy, "the request went to the real endpoint");
+    let warning = err.wait_for("ignored ANTHROPIC_BASE_URL", Duration::from_secs(30));
+    assert!(warning.contains("ANTHROPIC_API_KEY"), "{warning}");
 
     // A `.env` that brings its own key may point it anywhere.
     std::fs::write(
