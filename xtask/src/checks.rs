@@ -55,11 +55,11 @@ fn layer(name: &str) -> Option<u8> {
     })
 }
 
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
-fn run(program: &str, args: &[&str], env: &[(&str, &str)]) -> Result {
+pub(crate) fn run(program: &str, args: &[&str], env: &[(&str, &str)]) -> Result {
     eprintln!("xtask: $ {program} {}", args.join(" "));
     let status = Command::new(program)
         .args(args)
@@ -86,12 +86,22 @@ fn output(program: &str, args: &[&str]) -> std::result::Result<String, String> {
     String::from_utf8(out.stdout).map_err(|e| e.to_string())
 }
 
+/// The directory cargo builds into (`target/` unless `CARGO_TARGET_DIR` says otherwise).
+pub(crate) fn target_dir() -> std::result::Result<PathBuf, String> {
+    let meta = metadata()?;
+    meta["target_directory"]
+        .as_str()
+        .map(PathBuf::from)
+        .ok_or_else(|| "cargo metadata: no target_directory".into())
+}
+
 pub fn ci() -> Result {
     fmt()?;
     tidy()?;
     check_layers()?;
     clippy()?;
     test()?;
+    examples()?;
     doc()?;
     check_features()?;
     eprintln!("xtask ci: all checks passed");
@@ -107,21 +117,46 @@ pub fn clippy() -> Result {
 }
 
 pub fn test() -> Result {
+    // The interop tests' interpreter: one with the pinned SDKs, else target/interop-venv.
+    let python = crate::interop::interop_python()?.map(|p| p.display().to_string());
+    let env: Vec<(&str, &str)> = python.as_deref().map(|p| ("DIVE_PYTHON", p)).into_iter().collect();
     let nextest =
         Command::new("cargo").args(["nextest", "--version"]).output().is_ok_and(|o| o.status.success());
     if nextest {
-        run("cargo", &["nextest", "run", "--workspace", "--locked", "--no-tests=pass"], &[])?;
-        run("cargo", &["test", "--workspace", "--locked", "--doc"], &[])
+        run("cargo", &["nextest", "run", "--workspace", "--locked", "--no-tests=pass"], &env)?;
+        run("cargo", &["test", "--workspace", "--locked", "--doc"], &env)
     } else {
-        run("cargo", &["test", "--workspace", "--locked"], &[])
+        run("cargo", &["test", "--workspace", "--locked"], &env)
     }
+}
+
+/// Builds `target/interop-venv` with the pinned SDKs (what `test` falls back to).
+pub fn interop_venv() -> Result {
+    let python = crate::interop::venv()?;
+    eprintln!("xtask interop-venv: {} has the pinned SDKs (DIVE_PYTHON={0})", python.display());
+    Ok(())
+}
+
+/// Prints the interpreter `test` gives the interop tests, building target/interop-venv when
+/// no interpreter has the pinned SDKs.
+pub fn interop_python() -> Result {
+    match crate::interop::interop_python()? {
+        Some(python) => eprintln!("xtask interop-python: DIVE_PYTHON={}", python.display()),
+        None => eprintln!("xtask interop-python: the interop tests are skipped (DIVE_SKIP_PYTHON_INTEROP=1)"),
+    }
+    Ok(())
+}
+
+/// Runs every example offline.
+pub fn examples() -> Result {
+    crate::examples::run_all()
 }
 
 pub fn doc() -> Result {
     run("cargo", &["doc", "--workspace", "--no-deps", "--locked"], &[("RUSTDOCFLAGS", "-D warnings")])
 }
 
-fn metadata() -> std::result::Result<Value, String> {
+pub(crate) fn metadata() -> std::result::Result<Value, String> {
     let text = output("cargo", &["metadata", "--format-version", "1", "--no-deps", "--locked"])?;
     serde_json::from_str(&text).map_err(|e| format!("cargo metadata: {e}"))
 }

@@ -1,16 +1,22 @@
 //! Project automation: `cargo xtask ci` runs every check CI runs; the subcommands run one each.
 
 mod checks;
+mod examples;
+mod interop;
 
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
-  ci              fmt, clippy, tests, docs, layering, features, tidy (what CI runs)
+  ci              fmt, clippy, tests, examples, docs, layering, features, tidy (what CI runs)
   fmt             cargo fmt --check
   clippy          cargo clippy on all targets with -D warnings
-  test            workspace tests (nextest when installed) and doc tests
+  test            workspace tests (nextest when installed) and doc tests; the interop tests
+                  get a python with the pinned SDKs (target/interop-venv when needed)
+  examples        every example, offline (no provider key), CI=true, a time limit each
+  interop-python  the python `test` gives the interop tests (builds the venv when needed)
+  interop-venv    build target/interop-venv with the pinned Python SDKs
   doc             cargo doc with -D warnings
   check-layers    dive-core's dependency allowlist and the crate layering
   check-features  each crate builds alone; the facade with no and with each feature
@@ -23,6 +29,9 @@ fn main() -> ExitCode {
         "fmt" => checks::fmt(),
         "clippy" => checks::clippy(),
         "test" => checks::test(),
+        "examples" => checks::examples(),
+        "interop-python" => checks::interop_python(),
+        "interop-venv" => checks::interop_venv(),
         "doc" => checks::doc(),
         "check-layers" => checks::check_layers(),
         "check-features" => checks::check_features(),
