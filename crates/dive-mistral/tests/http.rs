@@ -65,13 +65,19 @@ async fn rate_limits_are_retried_and_tool_ids_replayed() {
     assert_eq!(m[4]["tool_call_id"], foreign.as_str());
 }
 
-#[tokio::test]
-async fn a_missing_key_is_an_authentication_error() {
-    if std::env::var_os("MISTRAL_API_KEY").is_none() {
-        let e = dive_mistral::from_env().unwrap_err();
-        assert_eq!(e.kind, LlmErrorKind::Authentication);
-        assert!(e.to_string().contains("MISTRAL_API_KEY"), "{e}");
+#[test]
+fn a_missing_key_is_an_authentication_error() {
+    // Run in a child process without the Mistral variables, so it asserts (and never sees a
+    // real key) whatever the developer's environment holds.
+    const NAME: &str = "a_missing_key_is_an_authentication_error";
+    const VARS: &[&str] = &["MISTRAL_API_KEY", "MISTRAL_BASE_URL"];
+    if !dive_test::child::is_child(NAME) {
+        return dive_test::child::rerun_with_env(NAME, VARS, &[]);
     }
+    assert!(VARS.iter().all(|v| std::env::var_os(v).is_none()), "the child runs without Mistral variables");
+    let e = dive_mistral::from_env().unwrap_err();
+    assert_eq!(e.kind, LlmErrorKind::Authentication);
+    assert!(e.to_string().contains("MISTRAL_API_KEY"), "{e}");
 }
 
 /// A recorded Magistral-style answer (`tests/fixtures/recorded/`, see its README): the

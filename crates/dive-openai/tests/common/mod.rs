@@ -3,7 +3,6 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use bytes::Bytes;
 use dive_core::{ModelResponse, ResponseAccumulator};
@@ -73,20 +72,7 @@ pub async fn decode_fixture_ok(name: &str) -> ModelResponse {
     acc.into_response()
 }
 
-/// The Python to run, or `None` when the interop tests are explicitly skipped.
+/// The Python with the pinned `openai` SDK (`dive_test::interop`); `None` when skipped locally.
 pub fn python() -> Option<String> {
-    let py = std::env::var("DIVE_PYTHON").unwrap_or_else(|_| "python3".into());
-    let ok =
-        Command::new(&py).args(["-c", "import openai, pydantic"]).output().is_ok_and(|o| o.status.success());
-    if ok {
-        return Some(py);
-    }
-    if std::env::var("DIVE_SKIP_PYTHON_INTEROP").as_deref() == Ok("1") {
-        eprintln!("DIVE_SKIP_PYTHON_INTEROP=1: skipping the openai SDK interop check");
-        return None;
-    }
-    panic!(
-        "the interop tests need `{py}` with the official SDK: run `{py} -m pip install openai==3.57.0` \
-         (or set DIVE_PYTHON to a python that has it; DIVE_SKIP_PYTHON_INTEROP=1 skips these tests)"
-    );
+    dive_test::interop::python("openai")
 }
