@@ -428,6 +428,20 @@ fn a_stalled_stream_is_cut_after_the_idle_timeout() {
     assert!(api.requests() >= 1);
     let stderr = err(&output);
     assert!(stderr.contains("anthropic") && stderr.contains("--stream-idle-timeout"), "{stderr}");
+
+    // The same limit from the settings file.
+    let settings = workspace.path().join(".dive/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, r#"{"streamIdleTimeout": 1}"#).unwrap();
+    let started = Instant::now();
+    let output = offline_dive(sessions.path(), workspace.path())
+        .env("ANTHROPIC_API_KEY", "sk-ant-test-key")
+        .env("ANTHROPIC_BASE_URL", &api.uri)
+        .args(["-p", "hi"])
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+    assert!(err(&output).contains("went silent"), "{}", err(&output));
 }
 
 #[tokio::test(flavor = "multi_thread")]
