@@ -93,8 +93,9 @@ Examples:
   dive sessions list                    saved sessions
 
 Keys come from the environment or a .env file: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …
-(and ANTHROPIC_BASE_URL, OPENAI_BASE_URL, … for other endpoints). `dive models` lists the providers
-this build includes.";
+(and ANTHROPIC_BASE_URL, OPENAI_BASE_URL, … for other endpoints; a base URL in a project .env is
+used only when that file also sets the provider's key). `dive models` lists the providers this
+build includes; /status shows where each setting came from.";
 
 /// Print-mode output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

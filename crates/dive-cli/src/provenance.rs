@@ -64,8 +64,10 @@ impl Provenance {
         let vendor = dive::vendors().into_iter().find(|v| v.name == setup.model.llm.provider());
         let model_origin = if setup.model.offline && !self.args.contains_key("model") {
             "no key found".to_owned()
-        } else if settings.as_ref().is_some_and(|s| s.model.is_some()) && !self.args.contains_key("model") {
-            "settings file".to_owned()
+        } else if let Some(file) = settings_file(settings.as_ref(), &["model"])
+            && !self.args.contains_key("model")
+        {
+            format!("settings file {file}")
         } else {
             let picked = vendor.and_then(|v| v.key_env).map_or_else(
                 || "the first provider with a key".to_owned(),
@@ -105,8 +107,8 @@ impl Provenance {
             "flag --permission-mode".to_owned()
         } else if self.args.contains_key("dangerously_skip_permissions") {
             "flag --dangerously-skip-permissions".to_owned()
-        } else if settings.as_ref().is_some_and(|s| s.settings.permissions.default_mode.is_some()) {
-            "settings file".to_owned()
+        } else if let Some(file) = settings_file(settings.as_ref(), &["permissions", "defaultMode"]) {
+            format!("settings file {file}")
         } else {
             "default".to_owned()
         };
@@ -116,4 +118,15 @@ impl Provenance {
         }
         lines
     }
+}
+
+/// The settings file with the highest precedence that sets the key at `path`.
+fn settings_file(settings: Option<&crate::cli_settings::CliSettings>, path: &[&str]) -> Option<String> {
+    settings?
+        .settings
+        .files
+        .iter()
+        .rev()
+        .find(|f| path.iter().try_fold(&f.value, |v, key| v.get(key)).is_some())
+        .map(|f| f.path.display().to_string())
 }

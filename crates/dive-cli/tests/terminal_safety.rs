@@ -161,6 +161,12 @@ async fn status_says_where_each_setting_came_from() {
 
     let err = run(&["--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "plan"]);
     assert!(err.contains("(flag --model)") && err.contains("(flag --permission-mode)"), "{err}");
+
+    let settings = workspace.path().join(".dive/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, r#"{"permissions": {"defaultMode": "acceptEdits"}}"#).unwrap();
+    let err = run(&[]);
+    assert!(err.contains(&format!("(settings file {})", settings.display())), "{err}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
