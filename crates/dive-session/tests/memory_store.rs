@@ -146,6 +146,7 @@ fn bare() -> Bare {
 }
 
 /// The panic message of a suite run that must fail.
+#[allow(clippy::unwrap_used, clippy::expect_used)] // test helper
 fn failure(run: impl FnOnce() + std::panic::UnwindSafe) -> String {
     let err = std::panic::catch_unwind(run).expect_err("the suite must fail");
     err.downcast_ref::<String>()
