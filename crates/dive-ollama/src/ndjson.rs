@@ -72,7 +72,7 @@ where
                 Some(Ok(chunk)) => st.buf.extend_from_slice(chunk.as_ref()),
                 Some(Err(e)) => {
                     st.done = true;
-                    return Some((Err(transport(st.provider, e)), st));
+                    return Some((Err(dive_provider::body_read_error(st.provider, e)), st));
                 }
                 None => {
                     st.done = true;
@@ -113,14 +113,6 @@ fn parse(provider: &'static str, line: &[u8], kind: LlmErrorKind) -> Result<Valu
         };
         ProviderError::new(provider, kind, format!("{what}: {e}"))
     })
-}
-
-fn transport<E: StdError + Send + Sync + 'static>(provider: &'static str, e: E) -> ProviderError {
-    let timeout = (&e as &(dyn StdError + 'static))
-        .downcast_ref::<dive_provider::reqwest::Error>()
-        .is_some_and(dive_provider::reqwest::Error::is_timeout);
-    let kind = if timeout { LlmErrorKind::Timeout } else { LlmErrorKind::Network };
-    ProviderError::new(provider, kind, format!("stream transport failed: {e}")).with_source(e)
 }
 
 #[cfg(test)]

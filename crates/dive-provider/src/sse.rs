@@ -12,6 +12,7 @@ use dive_core::LlmErrorKind;
 use futures_util::Stream;
 
 use crate::ProviderError;
+use crate::stream::body_read_error;
 
 mod framer;
 #[cfg(test)]
@@ -133,7 +134,7 @@ where
                 Poll::Ready(Some(Err(e))) => {
                     // `ready` is empty here: a read is only awaited once every event is out.
                     this.done = true;
-                    return Poll::Ready(Some(Err(transport(this.provider, e))));
+                    return Poll::Ready(Some(Err(body_read_error(this.provider, e))));
                 }
                 Poll::Ready(None) => {
                     this.done = true;
@@ -142,13 +143,4 @@ where
             }
         }
     }
-}
-
-/// A transport failure: `Timeout` for a reqwest read timeout, `Network` otherwise.
-fn transport<E: StdError + Send + Sync + 'static>(provider: &'static str, e: E) -> ProviderError {
-    let timeout = (&e as &(dyn StdError + 'static))
-        .downcast_ref::<reqwest::Error>()
-        .is_some_and(reqwest::Error::is_timeout);
-    let kind = if timeout { LlmErrorKind::Timeout } else { LlmErrorKind::Network };
-    ProviderError::new(provider, kind, format!("stream transport failed: {e}")).with_source(e)
 }

@@ -1,6 +1,7 @@
 //! Opening a stream with retries that stop at the commit point: the first event exposed to
 //! the caller.
 
+use std::error::Error as StdError;
 use std::future::Future;
 
 use dive_core::{BoxStream, LlmErrorKind};
@@ -63,6 +64,24 @@ where
             None => return Err(failure),
         }
     }
+}
+
+/// The error for a failed read of a streamed response body (SSE, NDJSON): `Timeout` when it
+/// is a reqwest read timeout, `Network` otherwise, with the read error as its source.
+///
+/// ```
+/// let e = dive_provider::body_read_error("demo", std::io::Error::other("connection reset"));
+/// assert_eq!(e.kind, dive_core::LlmErrorKind::Network);
+/// ```
+pub fn body_read_error<E: StdError + Send + Sync + 'static>(
+    provider: &'static str,
+    error: E,
+) -> ProviderError {
+    let timeout = (&error as &(dyn StdError + 'static))
+        .downcast_ref::<reqwest::Error>()
+        .is_some_and(reqwest::Error::is_timeout);
+    let kind = if timeout { LlmErrorKind::Timeout } else { LlmErrorKind::Network };
+    ProviderError::new(provider, kind, format!("stream transport failed: {error}")).with_source(error)
 }
 
 #[cfg(test)]

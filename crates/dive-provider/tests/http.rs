@@ -90,3 +90,48 @@ async fn sse_over_a_real_body_skips_comments_and_handles_crlf() {
     assert_eq!((events[0].event.as_str(), events[0].data.as_str()), ("a", "{\"n\":1}"));
     assert_eq!((events[1].event.as_str(), events[1].data.as_str()), ("message", "line1\nline2"));
 }
+
+/// A local HTTP/1.1 server that writes `parts` (headers first) with a pause between them, then
+/// either closes the connection or keeps it open and silent.
+async fn trickle(parts: Vec<&'static [u8]>, then_stall: bool) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut request = [0u8; 4096];
+        let _ = socket.read(&mut request).await.unwrap();
+        for part in parts {
+            socket.write_all(part).await.unwrap();
+            socket.flush().await.unwrap();
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if then_stall {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+        }
+    });
+    format!("http://{addr}/")
+}
+
+#[tokio::test]
+async fn sse_over_real_reads_joins_a_split_crlf_and_dispatches_a_last_event_at_a_clean_close() {
+    let head: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+    let url = trickle(vec![head, b"data: a\r", b"\ndata: b\r\n\r\ndata: {\"last\":true}\n"], false).await;
+    let client = HttpOptions::default().build_client().unwrap();
+    let response = client.get(url).send().await.unwrap();
+    let events: Vec<_> = response_sse("demo", response).map(Result::unwrap).collect().await;
+    let data: Vec<&str> = events.iter().map(|e| e.data.as_str()).collect();
+    assert_eq!(data, ["a\nb", "{\"last\":true}"]);
+}
+
+#[tokio::test]
+async fn a_silent_sse_body_times_out_as_timeout_after_the_events_it_sent() {
+    let head: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";
+    let url = trickle(vec![head, b"data: a\n\ndata: half"], true).await;
+    let client = HttpOptions::default().with_read_timeout(Duration::from_millis(300)).build_client().unwrap();
+    let response = client.get(url).send().await.unwrap();
+    let items: Vec<_> = response_sse("demo", response).collect().await;
+    assert_eq!(items.len(), 2, "the finished event, then the timeout; the half event is dropped");
+    assert_eq!(items[0].as_ref().unwrap().data, "a");
+    assert_eq!(items[1].as_ref().unwrap_err().kind, LlmErrorKind::Timeout);
+}
