@@ -143,15 +143,18 @@ impl Keeper {
             "turn": unsaved.turn,
         });
         let text = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?;
-        let name = format!("{}-{}.json", unsaved.session.id(), unsaved.turn.id);
-        let mut last = String::new();
-        for dir in [self.dir.join("recovery"), std::env::temp_dir().join("dive-recovery")] {
-            match write_new(&dir, &name, text.as_bytes()) {
-                Ok(path) => return Ok(path),
-                Err(e) => last = format!("{}: {e}", dir.display()),
-            }
-        }
-        Err(last)
+        let name = format!("{}-{}-{}.json", unsaved.session.id(), unsaved.turn.id, std::process::id());
+        let recovery = self.dir.join("recovery");
+        let in_session_dir =
+            std::fs::create_dir_all(&recovery).and_then(|()| write_new(&recovery, &name, text.as_bytes()));
+        let first = match in_session_dir {
+            Ok(path) => return Ok(path),
+            Err(e) => format!("{}: {e}", recovery.display()),
+        };
+        // The shared temporary directory: a file of its own, no directory to take over.
+        let tmp = std::env::temp_dir();
+        write_new(&tmp, &format!("dive-recovery-{name}"), text.as_bytes())
+            .map_err(|e| format!("{first}; {}: {e}", tmp.display()))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Unsaved>> {
@@ -181,18 +184,21 @@ pub fn open_error(path: &Path, error: &SessionError) -> String {
     )
 }
 
-/// Writes `bytes` to a new file `name` in `dir` (created, synced); a partial file is removed.
+/// Writes `bytes` to a new file `name` in `dir`, readable by the user only (0600) and never
+/// through an existing file or link (`O_EXCL`, so a name planted in a shared directory such
+/// as `/tmp` is refused); synced, a partial file removed.
 fn write_new(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
     let path = dir.join(name);
-    let result = (|| {
-        let mut file = std::fs::OpenOptions::new().write(true).create(true).truncate(true).open(&path)?;
-        file.write_all(bytes)?;
-        file.sync_all()
-    })();
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&path)?;
+    let result = file.write_all(bytes).and_then(|()| file.sync_all());
     match result {
         Ok(()) => Ok(path),
         Err(e) => {
+            drop(file);
             let _ = std::fs::remove_file(&path);
             Err(e)
         }
@@ -246,6 +252,20 @@ mod tests {
         keeper.after_turn(&session, Some(&failed_turn("t1")), None);
         assert_eq!(keeper.retry().await.len(), 1);
         assert_eq!(session.load().await.unwrap().history.len(), 2);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_recovery_file_is_private_and_never_written_through_a_planted_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_new(dir.path(), "turn.json", b"{}").unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        let target = dir.path().join("victim");
+        std::fs::write(&target, "keep").unwrap();
+        std::os::unix::fs::symlink(&target, dir.path().join("planted.json")).unwrap();
+        assert!(write_new(dir.path(), "planted.json", b"{}").is_err());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
     }
 
     #[test]

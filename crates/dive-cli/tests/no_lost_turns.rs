@@ -89,6 +89,9 @@ async fn a_full_disk_is_said_plainly_and_the_turn_goes_to_a_recovery_file() {
     let line = err.lines().find(|l| l.contains(marker)).unwrap_or_else(|| panic!("no recovery path: {err}"));
     let path = PathBuf::from(line.split(marker).nth(1).unwrap().trim());
     assert!(path.starts_with(tmp.path()), "the full session dir could not take it: {}", path.display());
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "a recovery file in a shared directory is the user's alone");
     let record: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(record["format"], "dive.recovered_turn");
     let turn = record["turn"]["messages"].to_string();
