@@ -86,11 +86,11 @@ impl Claim {
                 match claimer.claim(&who, TTL).await {
                     Ok(()) => warned = false,
                     Err(SessionError::Claimed { owner, .. }) => {
-                        eprintln!(
-                            "\ndive: {owner} took over session {} (this process was paused too long); \
-                             new turns here cannot be saved to it — use /clear or restart with --fork-session",
+                        warn(&format!(
+                            "{owner} took over session {} (this process was paused too long); new turns \
+                             here cannot be saved to it — use /clear or restart with --fork-session",
                             s.id()
-                        );
+                        ));
                         return;
                     }
                     Err(e) if !warned => {
