@@ -103,6 +103,9 @@ pub fn from_agent(error: &AgentError) -> UserError {
             other => ("turn_failed", other.to_string()),
         },
         AgentError::Config(m) => ("config", m.clone()),
+        AgentError::Session(e) if dive::session::sqlite::is_file_damage(e) => {
+            ("session_damaged", crate::save::damaged_later(e))
+        }
         AgentError::Session(e) => ("session", format!("the session store failed: {e}")),
         other => ("rejected", other.to_string()),
     };

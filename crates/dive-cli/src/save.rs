@@ -184,6 +184,16 @@ pub fn open_error(path: &Path, error: &SessionError) -> String {
     )
 }
 
+/// What to do when SQLite finds `sessions.db` damaged while dive runs (the path is in
+/// `/status`).
+pub fn damaged_later(error: &SessionError) -> String {
+    format!(
+        "the session database is damaged ({error}); dive will not write to it again. Leave dive, move \
+         sessions.db aside (its directory is in /status) or rescue it with `sqlite3 sessions.db .recover`, \
+         or pass --session-dir to use another directory"
+    )
+}
+
 /// Writes `bytes` to a new file `name` in `dir`, readable by the user only (0600) and never
 /// through an existing file or link (`O_EXCL`, so a name planted in a shared directory such
 /// as `/tmp` is refused); synced, a partial file removed.
@@ -266,6 +276,21 @@ mod tests {
         std::os::unix::fs::symlink(&target, dir.path().join("planted.json")).unwrap();
         assert!(write_new(dir.path(), "planted.json", b"{}").is_err());
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+    }
+
+    #[test]
+    fn a_database_found_damaged_while_running_says_what_to_do() {
+        let damage = SessionError::Corrupt {
+            location: dive::session::sqlite::DAMAGED_LOCATION.into(),
+            line: None,
+            reason: "database disk image is malformed; not changed".into(),
+        };
+        let told = crate::errors::from_agent(&dive::AgentError::Session(damage));
+        assert_eq!(told.kind, "session_damaged");
+        assert!(
+            told.message.contains("move sessions.db aside") && told.message.contains("malformed"),
+            "{told:?}"
+        );
     }
 
     #[test]
