@@ -57,8 +57,9 @@ async fn ctrl_c_at_a_permission_prompt_cancels_the_turn() {
     tmux.run(&["send-keys", "-t", "t", "write the notes", "Enter"]);
     tmux.wait_for("Allow?");
     tmux.run(&["send-keys", "-t", "t", "C-c"]);
-    let screen = tmux.wait_for("cancelled");
-    assert!(screen.contains("kept as incomplete"), "{screen}");
+    // The denied call's result line says "cancelled" first; the turn's end says the rest.
+    let screen = tmux.wait_for("kept as incomplete");
+    assert!(screen.contains("error: cancelled"), "{screen}");
     assert!(!workspace.path().join("notes.md").exists(), "the write never ran");
     assert_eq!(api.bodies().len(), 1, "the turn ended: the model was not called again");
     tmux.run(&["send-keys", "-t", "t", "/quit", "Enter"]);
