@@ -31,6 +31,10 @@ const EDIT_FAMILY: &[&str] =
 /// Redirection targets that write no file: output thrown away or sent where it goes anyway.
 const HARMLESS_TARGETS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr"];
 
+/// Input fields that name the directory a shell tool runs in (relative redirection targets
+/// land there; it is relative to the root unless absolute).
+const WORKING_DIR_FIELDS: &[&str] = &["working_directory", "cwd", "workdir"];
+
 /// Commands after which a relative redirection target no longer names a workspace path.
 const DIRECTORY_CHANGERS: &[&str] = &["cd", "pushd", "popd"];
 
@@ -273,8 +277,9 @@ impl PermissionManager {
             return self.verdict(Decision::Deny, DecisionSource::Mode(mode), grant);
         }
         let grants = self.session_grants();
+        let cwd = WORKING_DIR_FIELDS.iter().find_map(|f| call.input.get(*f).and_then(Value::as_str));
         if let Some(rule) =
-            self.allowed_by(&config, &grants, call.name, kind.as_ref().map(|k| k.0), spec.as_deref())
+            self.allowed_by(&config, &grants, call.name, kind.as_ref().map(|k| k.0), spec.as_deref(), cwd)
         {
             return self.verdict(Decision::Allow, DecisionSource::SessionGrant(rule), grant);
         }
@@ -284,6 +289,7 @@ impl PermissionManager {
             call.name,
             kind.as_ref().map(|k| k.0),
             spec.as_deref(),
+            cwd,
         ) {
             return self.verdict(Decision::Allow, DecisionSource::AllowRule(rule), grant);
         }
@@ -343,6 +349,7 @@ impl PermissionManager {
         tool: &str,
         kind: Option<SpecifierKind>,
         spec: Option<&str>,
+        cwd: Option<&str>,
     ) -> Option<Rule> {
         let rules: Vec<&Rule> = rules.iter().filter(|r| rule_applies(r, tool)).collect();
         if let Some(r) = rules.iter().find(|r| r.specifier().is_none()) {
@@ -365,7 +372,7 @@ impl PermissionManager {
                     let (r, _) = specs.iter().find(|(_, p)| command_matches(p, segment))?;
                     first.get_or_insert(*r);
                 }
-                if !self.writes_allowed(config, &parsed) {
+                if !self.writes_allowed(config, &parsed, cwd) {
                     return None;
                 }
                 first.cloned()
@@ -388,10 +395,11 @@ impl PermissionManager {
 
     /// Whether every file `command`'s output redirections write could be written by the
     /// Write tool without asking: `/dev/null`-like targets always; otherwise a literal path
-    /// (nothing the shell expands; relative only when no segment changes directory) that
-    /// resolves inside the root and that the deny, allow and ask rules and the mode allow as
-    /// a `Write` of that path.
-    fn writes_allowed(&self, config: &PermissionConfig, command: &ShellCommand) -> bool {
+    /// (nothing the shell expands; relative only when no segment changes directory, and then
+    /// taken from `cwd`, the tool's working directory, when the call names one) that resolves
+    /// inside the root and that the deny, allow and ask rules and the mode allow as a `Write`
+    /// of that path.
+    fn writes_allowed(&self, config: &PermissionConfig, command: &ShellCommand, cwd: Option<&str>) -> bool {
         let moves = command
             .segments
             .iter()
@@ -399,9 +407,14 @@ impl PermissionManager {
             .any(|c| c.split_whitespace().next().is_some_and(|w| DIRECTORY_CHANGERS.contains(&w)));
         command.writes.iter().all(|target| {
             let path = target.path.as_str();
+            let absolute = Path::new(path).is_absolute();
+            let landing = match cwd {
+                Some(dir) if !absolute => Path::new(dir).join(path).to_string_lossy().into_owned(),
+                _ => path.to_string(),
+            };
             target.literal
                 && (HARMLESS_TARGETS.contains(&path)
-                    || ((!moves || Path::new(path).is_absolute()) && self.write_allowed(config, path)))
+                    || ((!moves || absolute) && self.write_allowed(config, &landing)))
         })
     }
 
@@ -418,8 +431,8 @@ impl PermissionManager {
         if applying(&config.rules.deny).iter().any(|r| self.matches_any_part(r, kind, spec)) {
             return false;
         }
-        if self.allowed_by(config, &self.session_grants(), TOOL, kind, spec).is_some()
-            || self.allowed_by(config, &config.rules.allow, TOOL, kind, spec).is_some()
+        if self.allowed_by(config, &self.session_grants(), TOOL, kind, spec, None).is_some()
+            || self.allowed_by(config, &config.rules.allow, TOOL, kind, spec, None).is_some()
         {
             return true;
         }

@@ -1,4 +1,4 @@
-//! The rule table: (mode, rules, call) → expected decision, 88 cases covering deny-beats-
+//! The rule table: (mode, rules, call) → expected decision, 90 cases covering deny-beats-
 //! bypass, segment-wise Bash matching, substitution, output redirection, path globs on
 //! resolved paths, domains, modes and fail-closed denies.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -453,6 +453,27 @@ fn rule_table() {
         Ask,
         "a deny on the target path",
     ));
+    // A relative target lands in the call's working directory, not the root.
+    let in_dir = |cmd: &str, dir: &str| json!({"command": cmd, "working_directory": dir});
+    let (in_secrets, in_src) = (in_dir("echo x > a.txt", "secrets"), in_dir("echo x > gen.rs", "src"));
+    cases.push(case(
+        Dflt,
+        &["Bash(echo:*)", "Write(/*.txt)"],
+        &[],
+        "Bash",
+        in_secrets,
+        Ask,
+        "target in its dir",
+    ));
+    cases.push(case(
+        Dflt,
+        &["Bash(echo:*)", "Write(/src/**)"],
+        &[],
+        "Bash",
+        in_src,
+        Allow,
+        "target under src",
+    ));
     cases.push(Case {
         ask: &["Write(/src/**)"],
         ..case(
@@ -491,7 +512,7 @@ fn rule_table() {
         ..case(AcceptEdits, &[], &[], "patch_file", json!({}), Allow, "edit hint counts in acceptEdits")
     });
 
-    assert!(cases.len() >= 88, "{} cases", cases.len());
+    assert!(cases.len() >= 90, "{} cases", cases.len());
     let mut failures = Vec::new();
     for c in &cases {
         let rules = Rules::parse(c.allow, c.ask, c.deny).unwrap();
