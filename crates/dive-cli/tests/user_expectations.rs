@@ -213,6 +213,7 @@ async fn continue_prefers_this_workspace_and_resume_shows_the_last_exchanges() {
         Reply::Text("Noted for A."),
         Reply::Text("Noted for B."),
         Reply::Text("Back in A."),
+        Reply::Text("More for B."),
     ])
     .await;
     let sessions = tempfile::tempdir().unwrap();
@@ -223,6 +224,16 @@ async fn continue_prefers_this_workspace_and_resume_shows_the_last_exchanges() {
     assert!(next.status.success(), "{}", err(&next));
     let sent = request_text(&api.bodies()[2]);
     assert!(sent.contains("work in A") && !sent.contains("work in B"), "-c took A's session: {sent}");
+
+    // B is the most recent now; the picker still lists A's session first and says where each ran.
+    assert!(api.dive(sessions.path(), b.path()).args(["-c", "-p", "more in B"]).output().unwrap().status.success());
+    let picked = with_stdin(api.dive(sessions.path(), a.path()).arg("--resume"), b"1\n/quit\n");
+    let shown = err(&picked);
+    let listed: Vec<&str> =
+        shown.lines().filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit())).collect();
+    assert_eq!(listed.len(), 2, "{shown}");
+    assert!(listed[0].contains(", here)") && !listed[1].contains(", here)"), "{shown}");
+    assert!(shown.contains("you: go on"), "the first pick resumed A's session: {shown}");
 
     let list = api.dive(sessions.path(), a.path()).args(["sessions", "list"]).output().unwrap();
     let canonical_a = std::fs::canonicalize(a.path()).unwrap();
