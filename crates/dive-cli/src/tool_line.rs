@@ -45,15 +45,17 @@ pub fn headline(call: &ToolUse, preview: Option<&ToolPreview>) -> String {
     cut(&line, MAX_HEADLINE_CHARS)
 }
 
-/// The detail lines under the headline: the preview's details without Markdown fences,
-/// at most [`MAX_DETAIL_LINES`], then how many more there were. Bash shows none (its command
-/// is the headline).
+/// The detail lines under the headline: the preview's details without Markdown fences (for
+/// Bash, the rest of a multi-line command), at most [`MAX_DETAIL_LINES`], then how many more
+/// there were.
 pub fn details(call: &ToolUse, preview: Option<&ToolPreview>) -> Vec<String> {
-    if call.name == "Bash" {
-        return Vec::new();
-    }
-    let Some(text) = preview.and_then(|p| p.details.as_deref()) else { return Vec::new() };
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim_start().starts_with("```")).collect();
+    let lines: Vec<&str> = if call.name == "Bash" {
+        let command = call.input.get("command").and_then(Value::as_str).unwrap_or_default();
+        command.trim().lines().skip(1).collect()
+    } else {
+        let Some(text) = preview.and_then(|p| p.details.as_deref()) else { return Vec::new() };
+        text.lines().filter(|l| !l.trim_start().starts_with("```")).collect()
+    };
     let mut out: Vec<String> = lines.iter().take(MAX_DETAIL_LINES).map(|l| cut(l, 200)).collect();
     if lines.len() > MAX_DETAIL_LINES {
         out.push(format!("… {} more lines", lines.len() - MAX_DETAIL_LINES));
@@ -64,11 +66,12 @@ pub fn details(call: &ToolUse, preview: Option<&ToolPreview>) -> Vec<String> {
 /// The whole block as printed: `⏺ headline` and the indented, styled detail lines.
 pub fn render(call: &ToolUse, preview: Option<&ToolPreview>, style: Style) -> String {
     let mut out = format!("{} {}", style.cyan("⏺"), visible(&headline(call, preview)));
+    let diff = call.name != "Bash";
     for line in details(call, preview) {
         let shown = visible(&line);
-        let styled = if line.starts_with('+') && !line.starts_with("+++") {
+        let styled = if diff && line.starts_with('+') && !line.starts_with("+++") {
             style.green(&shown)
-        } else if line.starts_with('-') && !line.starts_with("---") {
+        } else if diff && line.starts_with('-') && !line.starts_with("---") {
             style.red(&shown)
         } else {
             style.dim(&shown)
@@ -97,6 +100,7 @@ mod tests {
         assert!(details(&call, Some(&preview)).is_empty());
         let long = ToolUse::new("c2", "Bash", json!({"command": "set -e\ncargo build\ncargo test"}));
         assert_eq!(headline(&long, None), "Bash(set -e … +2 lines)");
+        assert_eq!(details(&long, None), ["cargo build", "cargo test"], "the whole command is shown");
     }
 
     #[test]
