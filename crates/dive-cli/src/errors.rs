@@ -112,6 +112,18 @@ pub fn from_agent(error: &AgentError) -> UserError {
     UserError { kind: kind.to_owned(), message }
 }
 
+/// A model spec that cannot become a model, in the CLI's terms (a library user enables a
+/// Cargo feature of `dive`; a CLI user installs a build that includes the provider).
+pub fn model_error(error: &dive::ModelError) -> String {
+    match error {
+        dive::ModelError::NotCompiledIn { vendor, feature } => format!(
+            "this dive was built without the {vendor} provider: install a build that has it \
+             (`cargo install dive-cli --features {feature}`), or pick another model (`dive models`)"
+        ),
+        other => other.to_string(),
+    }
+}
+
 /// The message when no key is set for the chosen provider.
 pub fn missing_key(vendor: &str, key_env: &str) -> String {
     format!(
@@ -134,6 +146,9 @@ mod tests {
         let net = LlmError::new(LlmErrorKind::Network, "connection refused").with_provider("openai");
         assert!(from_llm(&net).message.contains("OPENAI_BASE_URL"));
         assert_eq!(e.to_json()["kind"], "authentication");
+        let absent = dive::ModelError::NotCompiledIn { vendor: "google", feature: "google" };
+        let said = model_error(&absent);
+        assert!(said.contains("--features google") && !said.contains("Cargo.toml"), "{said}");
         let missing = missing_key("anthropic", "ANTHROPIC_API_KEY");
         assert!(missing.contains("set ANTHROPIC_API_KEY") && !missing.contains("Builder"));
     }

@@ -40,7 +40,7 @@ fn build(spec: &str, options: &dive::ModelOptions) -> Result<ModelChoice, String
     {
         return Err(crate::errors::missing_key(vendor.name, var));
     }
-    let llm = dive::model_with(spec, options).map_err(|e| e.to_string())?;
+    let llm = dive::model_with(spec, options).map_err(|e| crate::errors::model_error(&e))?;
     let label = format!("{}/{}", llm.provider(), llm.model());
     Ok(ModelChoice { llm, label, offline: false })
 }
