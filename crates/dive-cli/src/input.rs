@@ -80,10 +80,15 @@ impl Input {
                 Err(_) => Line::Eof,
             },
             Source::Lines(reader) => {
-                let mut line = String::new();
-                match reader.read_line(&mut line) {
+                // Bytes, not `read_line`: a line that is not UTF-8 is decoded lossily instead
+                // of ending the input.
+                let mut bytes = Vec::new();
+                match reader.read_until(b'\n', &mut bytes) {
                     Ok(0) | Err(_) => Line::Eof,
-                    Ok(_) => Line::Text(line.trim_end_matches(['\n', '\r']).to_owned()),
+                    Ok(_) => {
+                        let (line, _) = crate::print_mode::decode_lossy(bytes);
+                        Line::Text(line.trim_end_matches(['\n', '\r']).to_owned())
+                    }
                 }
             }
         }

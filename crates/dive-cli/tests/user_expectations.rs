@@ -102,7 +102,7 @@ fn offline_interactive_mode_shows_the_answer() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn non_utf8_stdin_is_decoded_lossily_with_a_note() {
-    let api = MockApi::start(vec![Reply::Text("Reviewed.")]).await;
+    let api = MockApi::start(vec![Reply::Text("Reviewed."), Reply::Text("Noted.")]).await;
     let (sessions, workspace) = dirs();
     let diff = b"diff --git a/n.txt b/n.txt\n+caf\xe9 au lait\n+\xff\xfe binary\n";
     let output = with_stdin(api.dive(sessions.path(), workspace.path()).args(["-p", "review this"]), diff);
@@ -111,6 +111,12 @@ async fn non_utf8_stdin_is_decoded_lossily_with_a_note() {
     assert!(err(&output).contains("not valid UTF-8"), "{}", err(&output));
     let sent = request_text(&api.bodies()[0]);
     assert!(sent.contains("review this") && sent.contains("caf\u{FFFD} au lait"), "{sent}");
+
+    // A line that is not UTF-8 in interactive mode is decoded too, not taken for the end.
+    let output = with_stdin(&mut api.dive(sessions.path(), workspace.path()), b"caf\xe9 noir\n/quit\n");
+    assert!(output.status.success(), "{}", err(&output));
+    let sent = request_text(&api.bodies()[1]);
+    assert!(sent.contains("caf\u{FFFD} noir"), "{sent}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
