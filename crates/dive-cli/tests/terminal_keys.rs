@@ -87,3 +87,28 @@ async fn ctrl_c_at_a_question_cancels_the_turn() {
     tmux.run(&["send-keys", "-t", "t", "/quit", "Enter"]);
     tmux.wait_for("EXITED-0");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn term_dumb_gets_no_colour() {
+    let api = MockApi::start(vec![
+        Reply::Tool { id: "toolu_1", name: "Read", input: json!({"file_path": "a.txt"}) },
+        Reply::Text("Read it."),
+    ])
+    .await;
+    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(workspace.path().join("a.txt"), "text\n").unwrap();
+    let tmux = Tmux::new();
+    let line = command(&api, sessions.path(), workspace.path(), &["TERM=dumb"]);
+    tmux.run(&["new-session", "-d", "-s", "t", "-x", "160", "-y", "50", &line]);
+    tmux.wait_for("/help for commands");
+    tmux.run(&["send-keys", "-t", "t", "read a.txt", "Enter"]);
+    tmux.wait_for("out tokens");
+    let styled = tmux.run(&["capture-pane", "-p", "-e", "-t", "t"]);
+    assert!(styled.contains("⏺ Read a.txt") && styled.contains("Read it."), "{styled}");
+    assert!(
+        !styled.contains("\x1b[36m") && !styled.contains("\x1b[2m"),
+        "TERM=dumb: no colours:\n{styled:?}"
+    );
+    tmux.run(&["send-keys", "-t", "t", "/quit", "Enter"]);
+    tmux.wait_for("EXITED-0");
+}
