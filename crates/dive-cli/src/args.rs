@@ -102,9 +102,10 @@ build includes; /status shows where each setting came from.";
 pub enum OutputFormat {
     /// The answer's text.
     Text,
-    /// One JSON object: the whole response.
+    /// One JSON object: the whole response, its `session_id`, and an `error` object on failure.
     Json,
-    /// One JSON object a line for every item as it happens, then a result line.
+    /// One JSON object a line for every item as it happens, then a result line (with
+    /// `session_id`, and `error` on failure).
     StreamJson,
 }
 
