@@ -1,5 +1,5 @@
 //! Stream decoding cost: a long thinking + text + tool-use Messages API stream, fed in
-//! 37-byte chunks through `eventsource-stream` and the Anthropic event mapper (with its
+//! 37-byte chunks through `dive_provider::decode_sse` and the Anthropic event mapper (with its
 //! accumulator), reported as bytes/s and events/s.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 

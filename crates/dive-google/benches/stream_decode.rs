@@ -1,5 +1,5 @@
 //! Stream decoding cost: a long `streamGenerateContent` stream (thought chunks, text chunks,
-//! parallel function calls), fed in 37-byte chunks through `eventsource-stream`, the chunk
+//! parallel function calls), fed in 37-byte chunks through `dive_provider::decode_sse`, the chunk
 //! decoder and the accumulator, reported as bytes/s and chunks/s.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 

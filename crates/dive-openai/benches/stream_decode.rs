@@ -1,6 +1,6 @@
 //! Stream decoding cost: a long Responses API stream (reasoning summary, text, a tool call
 //! with streamed arguments) and a long Chat Completions stream, fed in 37-byte chunks through
-//! `eventsource-stream` and the OpenAI mappers (with their accumulator), reported as bytes/s
+//! `dive_provider::decode_sse` and the OpenAI mappers (with their accumulator), reported as bytes/s
 //! and events/s.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
