@@ -2,10 +2,11 @@
 //! stream that goes silent is cut after an idle timeout instead of hanging.
 //!
 //! The default idle timeout is 120 s. The library's 10 min suits servers, but at a terminal a
-//! stalled connection should fail while the user is still there; healthy streams are never
-//! silent that long, since the providers send events (Anthropic also sends pings) while a model
-//! thinks. Without streaming the whole answer is one wait, so the longer library default
-//! stays unless the user set a timeout.
+//! stalled connection should fail while the user is still there, and a healthy stream is rarely
+//! silent that long (Anthropic sends pings while a model thinks; the providers stream thinking
+//! or its summary); a model that reasons silently for minutes needs the flag or the setting.
+//! Without streaming the whole answer is one wait, so the longer library default stays unless
+//! the user set a timeout.
 
 use std::sync::Arc;
 use std::time::Duration;
