@@ -12,7 +12,8 @@ use crate::settings::ModelSettings;
 use crate::stream::ResponseStream;
 use crate::validate::SchemaCache;
 
-/// Execution ownership of sessions across processes (reference §6.12).
+/// Execution ownership of sessions across processes: while a run holds a session's claim (a
+/// lease renewed while the run lasts), another owner cannot claim it until it is released or lapses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ClaimOptions {

@@ -1,4 +1,5 @@
-//! Waiting for background work started by tools (reference §4.4 "background results").
+//! Waiting for background work started by tools, whose results the next run delivers to the
+//! model.
 
 use dive_core::BackgroundTaskHandle;
 use futures_util::future::join_all;

@@ -1,4 +1,4 @@
-//! [`AgentBuilder`]: every agent option of reference §2.2.
+//! [`AgentBuilder`]: every option an agent takes, checked once when it is built.
 
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};

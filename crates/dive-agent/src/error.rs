@@ -63,7 +63,7 @@ impl AgentError {
     }
 }
 
-/// Why an invocation was refused before its turn started (reference §2.5). Nothing changed.
+/// Why an invocation was refused before its turn started. Nothing changed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Rejection {

@@ -31,7 +31,7 @@
 //!
 //! | Item | What it is |
 //! |---|---|
-//! | [`Agent`], [`AgentBuilder`] | the agent and every option of reference §2.2 |
+//! | [`Agent`], [`AgentBuilder`] | the agent and every option it takes |
 //! | [`RunOptions`] | one invocation: input, session, values, callbacks, cancellation |
 //! | [`ResponseStream`] | a run as a stream of `ResponseItem`s |
 //! | [`ModelSettings`] | model options applied to every request |

@@ -1,4 +1,4 @@
-//! [`RunOptions`]: what one invocation of an agent is given (reference §2.3).
+//! [`RunOptions`]: what one invocation of an agent is given.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -63,7 +63,7 @@ pub struct RunOptions {
     pub(crate) cancel_suspended: bool,
 }
 
-/// A guarded resume (reference §6.10 `WithResumeRequest`): refused with a revision conflict,
+/// A guarded resume: refused with a revision conflict,
 /// before any hook or model call, unless the session's open turn and revision match.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use dive_core::{McpServerConfig, ModelRequest, Reasoning, ResponseFormat, Speed, ToolChoice};
 use serde_json::{Map, Value};
 
-/// Model options an agent applies to every request it sends (reference §2.2
-/// `ModelSettings`). Unset fields leave the provider's defaults.
+/// Model options an agent applies to every request it sends.
+/// Unset fields leave the provider's defaults.
 ///
 /// ```
 /// use dive_agent::ModelSettings;

@@ -1,4 +1,4 @@
-//! Durable turns (reference §6): suspend/resume (partial, full, stateless, guarded), cancelling
+//! Durable turns: suspend/resume (partial, full, stateless, guarded), cancelling
 //! a suspension, continue, the reconcile gate, discard, step checkpoints and claims.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

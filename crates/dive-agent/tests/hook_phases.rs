@@ -1,4 +1,4 @@
-//! Every hook phase of reference §5.1 with its typed decision, the order of phases, and the
+//! Every hook phase with its typed decision, the order of phases, and the
 //! values map shared across them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

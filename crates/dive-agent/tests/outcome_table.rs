@@ -1,4 +1,4 @@
-//! The rows of reference §6.4/§6.5 and rules of §6.6 not covered elsewhere: context limit,
+//! Turn outcomes and interrupted-stream rules not covered elsewhere: context limit,
 //! provider stop, unknown stop reasons, a paused response with client calls, a plain
 //! PreGeneration error, dropping partial text, and a given-up pause's trailing server call.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

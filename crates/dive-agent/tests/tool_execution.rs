@@ -1,4 +1,4 @@
-//! Tool execution (reference §4.4): parallel ordering, panics, unknown tools, schema
+//! Tool execution: parallel ordering, panics, unknown tools, schema
 //! validation, halting batches, fatal errors, suspension, background work, streaming output.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

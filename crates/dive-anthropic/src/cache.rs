@@ -1,4 +1,4 @@
-//! Prompt-cache breakpoints (reference §8.3): the top-level automatic `cache_control` marks the
+//! Prompt-cache breakpoints: the top-level automatic `cache_control` marks the
 //! last cacheable block, and up to three explicit breakpoints are placed so that no two are
 //! more than [`SPACING`] blocks apart, counting back from the end of the conversation.
 //!

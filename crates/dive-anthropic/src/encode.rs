@@ -1,7 +1,7 @@
 //! [`ModelRequest`] → Messages API request body.
 //!
 //! Every request first gets [`answer_unanswered_tool_calls`] (a backstop for broken
-//! histories) and reminder rendering (reference §3.8); the stored history is never changed.
+//! histories) and reminder rendering (see `dive_core::Reminder`); the stored history is never changed.
 
 use dive_core::{
     CacheControl, CacheTtl, Content, McpServerConfig, Message, ModelRequest, ReasoningEffort, ReminderStyle,

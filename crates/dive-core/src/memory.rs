@@ -1,4 +1,4 @@
-//! Memory traits (goagent's model): [`Embedder`], [`VectorStore`], [`ShortTermMemory`],
+//! Memory traits: [`Embedder`], [`VectorStore`], [`ShortTermMemory`],
 //! [`LongTermMemory`] and the [`WritePolicy`] that decides what a run leaves in long-term
 //! memory. Implementations live in `dive-memory`.
 

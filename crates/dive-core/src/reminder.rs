@@ -1,4 +1,4 @@
-//! Reminders: typed runtime context for the model (reference §3.8).
+//! Reminders: typed runtime context for the model.
 //!
 //! A [`Reminder`] is stored in history as a `reminder` content block and rendered by each
 //! provider at the edge: as a `<system-reminder name="…">…</system-reminder>` user text block,

@@ -1,4 +1,4 @@
-//! A session's full record (reference §7): [`SessionEvent`]s (turns and compactions), the
+//! A session's full record: [`SessionEvent`]s (turns and compactions), the
 //! [`SessionDocument`] that holds them with the session summary and revision (also the
 //! versioned JSON export format), and the pure reads every store shares: active window, full
 //! transcript, turns, total usage, snapshot, fork.

@@ -1,4 +1,4 @@
-//! Turn records (reference §6): one invocation's messages, status, outcome, tool-call states
+//! Turn records: one invocation's messages, status, outcome, tool-call states
 //! and suspension, as stored by sessions and returned in every response.
 //!
 //! A turn is `running` while it executes (stored only with step checkpoints), then
@@ -54,7 +54,7 @@ impl TurnStatus {
     }
 }
 
-/// Why a turn ended as it did (reference §6.4).
+/// Why a turn ended as it did.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]

@@ -1,4 +1,5 @@
-//! [`SessionLog`]: the write rules of reference §6.11–6.12 and §7, independent of storage.
+//! [`SessionLog`]: the write rules every store shares (turn records, compactions,
+//! revisions), independent of storage.
 //! Every store keeps its sessions as a [`SessionDocument`] and changes it only through here.
 
 use dive_core::{

@@ -1,4 +1,4 @@
-//! The in-memory store follows the turn-record rules of reference §6.11–6.12.
+//! The in-memory store follows the turn-record rules every store shares.
 
 use std::sync::Arc;
 use std::time::Duration;

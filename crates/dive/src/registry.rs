@@ -1,4 +1,4 @@
-//! The provider registry (reference §8.1): `dive::model("vendor/model")` builds an `Llm` from a
+//! The provider registry: `dive::model("vendor/model")` builds an `Llm` from a
 //! model spec among the providers compiled in.
 //!
 //! An explicit `vendor/` prefix wins; otherwise the model name's patterns pick the vendor

@@ -1,4 +1,4 @@
-//! A tool batch (reference §4.4): sequential by default; concurrent when enabled and no call
+//! A tool batch: sequential by default; concurrent when enabled and no call
 //! forbids it, with items in completion order and results in declared order. Every call ends
 //! answered: by its result, or "not run" / "unknown result" when the batch stopped early.
 

@@ -1,5 +1,5 @@
 //! Writing turn records (revision-checked on a `TurnStore`), step checkpoints, and session
-//! claims with lease renewal (reference §6.11–§6.12).
+//! claims with lease renewal.
 
 use std::sync::Arc;
 

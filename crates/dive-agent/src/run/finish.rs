@@ -1,4 +1,4 @@
-//! The one exit of a turn (reference §6.3–§6.7): build the outcome, close an incomplete turn
+//! The one exit of a turn: build the outcome, close an incomplete turn
 //! (every call answered, the outcome reminder last), run the end-of-turn hooks, save with a
 //! bounded write that ignores cancellation, emit `turn_ended`, and return by the contract.
 

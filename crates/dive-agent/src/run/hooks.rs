@@ -1,5 +1,5 @@
 //! Dispatching hooks in order, naming the hook in its errors, and the error policy of each
-//! phase (reference §5.1): some errors end the turn, others are logged.
+//! phase: some errors end the turn, others are logged.
 
 use std::sync::Arc;
 

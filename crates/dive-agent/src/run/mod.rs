@@ -1,5 +1,5 @@
-//! One invocation of an agent: the work before the turn boundary, then the loop of reference
-//! §2.6 (PreGeneration, then per iteration PreIteration → tools → model → message → tool batch
+//! One invocation of an agent: the work before the turn boundary, then the loop
+//! (PreGeneration, then per iteration PreIteration → tools → model → message → tool batch
 //! → reminders; Stop hooks; PostGeneration), ending through one exit ([`finish`]).
 
 mod batch;

@@ -237,8 +237,8 @@ impl Run {
         Ok(acc.into_response())
     }
 
-    /// Records what can be kept of an interrupted stream (reference §6.6 rule 4); returns
-    /// whether the stream had started.
+    /// Records what can be kept of an interrupted stream (its finished blocks, and
+    /// its partial text when the agent keeps partial text); returns whether the stream had started.
     fn keep_partial(&mut self) -> bool {
         let Some(acc) = self.stream_acc.take() else { return false };
         let started = acc.has_started();

@@ -1,4 +1,4 @@
-//! Resuming a suspended turn (reference §6.10): supplied results go through the Post hooks;
+//! Resuming a suspended turn: supplied results go through the Post hooks;
 //! a partial resume saves the shrunken suspension before emitting its items; a full resume
 //! answers the suspended batch (running calls that never started) and continues the loop.
 

@@ -1,4 +1,4 @@
-//! Hooks: one trait per phase of the agent loop (reference §5.1), each with its own typed
+//! Hooks: one trait per phase of the agent loop, each with its own typed
 //! context and typed decision, collected in [`Hooks`].
 //!
 //! Any `Fn(Context) -> impl Future<Output = Result<Decision, HookError>>` closure is a hook:

@@ -207,7 +207,7 @@ impl ResponseAccumulator {
         self.response
     }
 
-    /// What to keep of an interrupted stream (reference §6.6 rule 4): every finished block,
+    /// What to keep of an interrupted stream: every finished block,
     /// plus a still-streaming text block when `keep_partial_text` is set. A still-streaming
     /// tool call, thinking block (its signature comes last) or other block is dropped, and so
     /// is a finished tool call whose input did not parse.

@@ -1,4 +1,4 @@
-//! What a caller asks of a model: [`ModelRequest`] and every option of reference §3.4.
+//! What a caller asks of a model: [`ModelRequest`] and every option it carries.
 //!
 //! Options a provider does not support are ignored by that provider (and documented in its
 //! crate); options that only make sense for one vendor live in [`ModelRequest::provider_options`].

@@ -10,7 +10,7 @@ use crate::message::{Content, Message, Role, ToolUse};
 /// One complete model response.
 ///
 /// `stop_reason` is the provider's raw value, lowercased; [`ModelResponse::stop_kind`]
-/// classifies it (reference §3.6).
+/// classifies it into the `StopKind` the engine acts on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ModelResponse {

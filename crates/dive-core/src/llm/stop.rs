@@ -1,4 +1,4 @@
-//! Stop reasons: the raw provider value, and the kind the engine acts on (reference §3.6).
+//! Stop reasons: the raw provider value, and the kind the engine acts on.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! Answering tool calls that have no result (reference §3.7).
+//! Answering tool calls that have no result.
 //!
 //! Every provider encoder applies [`answer_unanswered_tool_calls`] to the request it sends
 //! (never to stored history) so a history saved by an old version, a buggy application or a

@@ -1,4 +1,4 @@
-//! [`ToolAnnotations`]: hints about a tool's behaviour (reference §4.2), tri-state.
+//! [`ToolAnnotations`]: hints about a tool's behaviour, tri-state.
 
 use std::collections::BTreeMap;
 
