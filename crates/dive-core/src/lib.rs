@@ -15,7 +15,48 @@
 //! | [`reminder`] | typed runtime context for the model |
 //! | [`trace`], [`memory`] | [`Tracer`]; [`Embedder`], [`VectorStore`], memories, [`WritePolicy`] |
 //! | [`error`] | [`LlmError`], [`SessionError`], [`HookError`], [`MemoryError`] |
+//!
+//! ## The serde, serde_json and schemars this crate uses
+//!
+//! A [`TypedTool`]'s input derives `Deserialize` and `JsonSchema` from the same majors of serde
+//! and schemars as dive-core; both are re-exported ([`serde`], [`schemars`], and [`serde_json`]
+//! for the `Value`s in the API), so a crate can use them without naming its own copies. With
+//! the re-exports, tell the derives where the crates are:
+//!
+//! ```
+//! use dive_core::{IntoTool, ToolContext, ToolError, ToolResult, TypedTool, schemars, serde};
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! #[serde(crate = "dive_core::serde")]
+//! #[schemars(crate = "dive_core::schemars")]
+//! struct Greet {
+//!     /// Who to greet.
+//!     name: String,
+//! }
+//!
+//! struct Greeter;
+//! impl TypedTool for Greeter {
+//!     type Input = Greet;
+//!     fn name(&self) -> &str { "greet" }
+//!     fn description(&self) -> &str { "Greets someone." }
+//!     async fn call(&self, input: Greet, _ctx: ToolContext) -> Result<ToolResult, ToolError> {
+//!         Ok(ToolResult::text(format!("Hello, {}!", input.name)))
+//!     }
+//! }
+//!
+//! let tool = Greeter.into_tool();
+//! assert_eq!(tool.input_schema()["required"], dive_core::serde_json::json!(["name"]));
+//! ```
 #![deny(missing_docs)]
+
+/// The schemars dive-core derives tool input schemas with (re-exported so a [`TypedTool`]
+/// input's `JsonSchema` derive matches it: add `#[schemars(crate = "dive_core::schemars")]`).
+pub use schemars;
+/// The serde dive-core's types serialize with (re-exported so a [`TypedTool`] input's
+/// `Deserialize` derive matches it: add `#[serde(crate = "dive_core::serde")]`).
+pub use serde;
+/// The serde_json whose `Value` appears throughout the API (tool inputs, metadata, options).
+pub use serde_json;
 
 pub mod background;
 pub mod cancel;

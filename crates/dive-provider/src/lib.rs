@@ -8,6 +8,13 @@
 //! one typed error ([`ProviderError`]) that converts into
 //! [`dive_core::LlmError`].
 //!
+//! On top of the plumbing sits the provider framework: a provider crate implements
+//! [`WireFormat`] (typed request body, response decoder, [`StreamMapper`], endpoint, auth,
+//! error refinement) and declares its [`Vendor`] facts as a `const`; [`HttpProvider`] is the
+//! one [`dive_core::Llm`] implementation, and [`ProviderBuilder`] the one builder, for all of
+//! them. Stream events are accumulated, priced and checked once, in [`Events`]. `build()`
+//! never reads the environment; `from_env()` does, through the vendor facts.
+//!
 //! **Invariant:** nothing here knows a vendor's wire format beyond the common JSON error
 //! shape, and no secret ever reaches a `Debug`, `Display`, log line or error.
 //!
@@ -23,12 +30,25 @@
 // boxing it would only move the allocation.
 #![allow(clippy::result_large_err)]
 
+mod builder;
 mod client;
 mod error;
+mod events;
 mod http;
+mod ndjson;
+mod provider;
 mod retry;
 mod sse;
 mod stream;
+mod vendor;
+mod wire;
+
+pub use builder::ProviderBuilder;
+pub use events::{Events, price};
+pub use ndjson::decode_ndjson;
+pub use provider::HttpProvider;
+pub use vendor::Vendor;
+pub use wire::{CallContext, Encoded, Frame, StreamMapper, WireFormat, secret_header};
 
 pub use client::{HttpOptions, api_key_from_env};
 pub use error::{ProviderError, classify};

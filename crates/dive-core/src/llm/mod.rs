@@ -42,6 +42,32 @@ pub type EventStream = BoxStream<Result<StreamEvent, LlmError>>;
 /// override [`stream`](Llm::stream) and [`supports_streaming`](Llm::supports_streaming) when the
 /// provider streams.
 ///
+/// # The provider contract
+///
+/// What the engine (and every caller) relies on; the conformance suite in `dive-test` checks
+/// what it can on the wire.
+///
+/// - **Reminder blocks are rendered or refused, never sent raw nor dropped.** History may hold
+///   [`Content::Reminder`](crate::Content::Reminder) blocks; turn them into something the
+///   endpoint reads with [`render_reminders`](crate::render_reminders) (as user text, or as a
+///   native system/developer message for operator reminders where the endpoint has one), or
+///   fail the call with an error that says the provider cannot carry them.
+/// - **Every tool call is answered before sending.** Apply
+///   [`answer_unanswered_tool_calls`] to the request's messages (never to the caller's
+///   stored history): a history saved by an old version or a crashed process may hold a call
+///   without a result, which most endpoints reject.
+/// - **Stream only when [`supports_streaming`](Llm::supports_streaming) says so.** Callers use
+///   [`stream`](Llm::stream) only when it returns `true`; return `true` only when `stream`
+///   yields the endpoint's own events as they arrive. A stream that ends without the
+///   endpoint's end marker is an [`LlmErrorKind::StreamInterrupted`](crate::LlmErrorKind)
+///   error, never a short success.
+/// - **Never change the request's history, and never leak a key.** Derive the wire request
+///   from the [`ModelRequest`] alone; keep API keys in [`Secret`](crate::Secret)s so `Debug`,
+///   `Display` and errors print them redacted.
+/// - **Failures are typed.** Map the endpoint's errors to an
+///   [`LlmErrorKind`](crate::LlmErrorKind) (rate limit, overload, authentication, context
+///   length, …) so callers can retry or report them.
+///
 /// ```
 /// use dive_core::{BoxFuture, Llm, LlmError, ModelRequest, ModelResponse};
 ///

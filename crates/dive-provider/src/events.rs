@@ -1,0 +1,152 @@
+//! [`Events`]: the one stream adapter of every provider — frames in, dive-core
+//! [`StreamEvent`]s out, accumulated, priced and checked here once.
+//!
+//! A [`StreamMapper`] turns each frame into zero or more events; [`Events`] feeds every event
+//! to a [`ResponseAccumulator`] (which rejects an inconsistent stream), prices usage from the
+//! catalog, and turns an error event, a broken connection or a stream that ends without its
+//! proper end into a typed [`ProviderError`] carrying the finished part of the response,
+//! never a silent success.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use dive_core::{BoxStream, LlmErrorKind, Pricing, ResponseAccumulator, StreamEvent, Usage};
+use futures_util::Stream;
+
+use crate::{ProviderError, StreamMapper};
+
+/// Sets `usage.cost` from catalog prices, unless the provider reported a cost of its own.
+///
+/// ```
+/// use dive_core::{Pricing, Usage};
+/// let mut usage = Usage::new(1_000_000, 0);
+/// dive_provider::price(&mut usage, Some(&Pricing::new(3.0, 15.0)));
+/// assert!(usage.cost.is_some());
+/// ```
+pub fn price(usage: &mut Usage, pricing: Option<&Pricing>) {
+    if let Some(p) = pricing
+        && usage.cost.as_ref().is_none_or(|c| c.source.as_deref() == Some("catalog"))
+    {
+        usage.cost = Some(p.cost_of(usage));
+    }
+}
+
+/// A stream of [`StreamEvent`]s decoded from frames by a [`StreamMapper`].
+pub struct Events<M: StreamMapper> {
+    inner: BoxStream<Result<M::Frame, ProviderError>>,
+    mapper: M,
+    provider: &'static str,
+    queue: VecDeque<StreamEvent>,
+    acc: ResponseAccumulator,
+    pricing: Option<Pricing>,
+    ended: bool,
+    finished: bool,
+}
+
+impl<M: StreamMapper> std::fmt::Debug for Events<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Events")
+            .field("provider", &self.provider)
+            .field("events", &self.acc.event_count())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<M: StreamMapper> Events<M> {
+    /// Wraps a stream of frames; `pricing` sets `Usage::cost` on usage.
+    pub fn new(
+        provider: &'static str,
+        inner: BoxStream<Result<M::Frame, ProviderError>>,
+        mapper: M,
+        pricing: Option<Pricing>,
+    ) -> Self {
+        Self {
+            inner,
+            mapper,
+            provider,
+            queue: VecDeque::new(),
+            acc: ResponseAccumulator::new(),
+            pricing,
+            ended: false,
+            finished: false,
+        }
+    }
+
+    fn fail(&mut self, error: ProviderError) -> ProviderError {
+        self.finished = true;
+        self.queue.clear();
+        let acc = std::mem::take(&mut self.acc);
+        let started = acc.has_started();
+        let partial = acc.into_finished_response();
+        let error = if started { error.with_partial(partial) } else { error };
+        tracing::debug!(provider = self.provider, kind = %error.kind, "stream failed: {}", error.message);
+        error
+    }
+}
+
+impl<M: StreamMapper> Stream for Events<M> {
+    type Item = Result<StreamEvent, ProviderError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        loop {
+            if this.finished {
+                return Poll::Ready(None);
+            }
+            if let Some(mut event) = this.queue.pop_front() {
+                match &mut event {
+                    StreamEvent::MessageStart { message } => price(&mut message.usage, this.pricing.as_ref()),
+                    StreamEvent::MessageDelta { usage: Some(usage), .. } => {
+                        price(usage, this.pricing.as_ref());
+                    }
+                    _ => {}
+                }
+                if let Err(e) = this.acc.add(&event) {
+                    let e = ProviderError::new(
+                        this.provider,
+                        LlmErrorKind::Decode,
+                        format!("inconsistent stream: {e}"),
+                    );
+                    return Poll::Ready(Some(Err(this.fail(e))));
+                }
+                // Nothing after message_stop belongs to this response.
+                this.finished = matches!(event, StreamEvent::MessageStop);
+                return Poll::Ready(Some(Ok(event)));
+            }
+            if this.ended {
+                if this.acc.is_complete() {
+                    this.finished = true;
+                    return Poll::Ready(None);
+                }
+                let e = ProviderError::new(
+                    this.provider,
+                    LlmErrorKind::StreamInterrupted,
+                    format!("stream ended without {}", this.mapper.end_marker()),
+                );
+                return Poll::Ready(Some(Err(this.fail(e))));
+            }
+            let item = match this.inner.as_mut().poll_next(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(item) => item,
+            };
+            let result = match item {
+                Some(Ok(frame)) => this.mapper.map(frame, &mut this.queue),
+                Some(Err(mut e)) => {
+                    if this.acc.has_started() {
+                        e.kind = LlmErrorKind::StreamInterrupted;
+                        e.message = format!("stream broke after it started: {}", e.message);
+                    }
+                    Err(e)
+                }
+                None => {
+                    this.ended = true;
+                    this.mapper.end(&mut this.queue)
+                }
+            };
+            if let Err(e) = result {
+                return Poll::Ready(Some(Err(this.fail(e))));
+            }
+        }
+    }
+}

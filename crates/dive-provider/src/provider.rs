@@ -1,0 +1,264 @@
+//! [`HttpProvider`]: the one [`Llm`] implementation of every HTTP provider, generic over
+//! its [`WireFormat`].
+//!
+//! **Design.** A provider crate is a wire format (typed request body, response decoder,
+//! stream mapper, endpoint, auth, error refinement), a catalog and a `const` [`Vendor`]. This
+//! type owns everything they share, once: the builder ([`ProviderBuilder`]), the key as a
+//! [`Secret`] sent only in its header, the base URL and extra headers, one retry layer
+//! ([`RetryPolicy`], streams retried only before their first event), status classification
+//! with every secret redacted, framing (SSE or NDJSON, chosen by the mapper's frame type), the
+//! stream adapter ([`Events`]) and pricing from the vendor's catalog. `build()` never reads
+//! the environment; `from_env()` reads the variables the vendor facts name.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use dive_core::{
+    BoxFuture, EventStream, Llm, LlmError, LlmErrorKind, ModelInfo, ModelRequest, ModelResponse, Pricing,
+    Secret, StreamEvent, redact,
+};
+use futures_util::StreamExt;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+use crate::{
+    CallContext, Encoded, Events, Frame, ProviderBuilder, ProviderError, RetryPolicy, StreamMapper, Vendor,
+    WireFormat, check_status_with, open_stream, price,
+};
+
+/// An [`Llm`] over HTTP speaking wire format `W`. `Debug` never shows the key.
+///
+/// Provider crates name it: `pub type Anthropic = HttpProvider<Messages>;`, so
+/// `Anthropic::builder()` and `Anthropic::from_env()` come from here.
+#[derive(Clone)]
+pub struct HttpProvider<W> {
+    pub(crate) wire: W,
+    pub(crate) vendor: Vendor,
+    pub(crate) api_key: Option<Secret>,
+    pub(crate) base_url: String,
+    pub(crate) model: String,
+    pub(crate) max_tokens: Option<u32>,
+    pub(crate) retry: RetryPolicy,
+    pub(crate) headers: BTreeMap<String, String>,
+    pub(crate) client: reqwest::Client,
+}
+
+impl<W: WireFormat> fmt::Debug for HttpProvider<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpProvider")
+            .field("provider", &self.vendor.name)
+            .field("wire", &self.wire)
+            .field("api_key", &self.api_key)
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("max_tokens", &self.max_tokens)
+            .field("retry", &self.retry)
+            .field("headers", &self.headers)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<W: WireFormat + Default> HttpProvider<W> {
+    /// A builder with nothing set (no environment read).
+    pub fn builder() -> ProviderBuilder<W> {
+        ProviderBuilder::new(W::default())
+    }
+
+    /// A builder with the key and base URL read from the vendor's variables.
+    pub fn builder_from_env() -> ProviderBuilder<W> {
+        ProviderBuilder::from_env(W::default())
+    }
+
+    /// A provider from the vendor's variables.
+    ///
+    /// # Errors
+    /// See [`ProviderBuilder::build`].
+    pub fn from_env() -> Result<Self, LlmError> {
+        Self::builder_from_env().build()
+    }
+}
+
+impl<W: WireFormat> HttpProvider<W> {
+    /// The API root this provider calls.
+    #[must_use]
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The vendor facts.
+    #[must_use]
+    pub fn vendor(&self) -> &Vendor {
+        &self.vendor
+    }
+
+    /// The wire format.
+    #[must_use]
+    pub fn wire(&self) -> &W {
+        &self.wire
+    }
+
+    /// The retry policy.
+    #[must_use]
+    pub fn retry_policy(&self) -> &RetryPolicy {
+        &self.retry
+    }
+
+    /// The request body this provider sends for `request` (`stream` selects the streaming
+    /// form), as JSON. Useful for tests and debugging; holds no API key.
+    ///
+    /// # Errors
+    /// What [`WireFormat::encode`] refuses (`InvalidRequest`).
+    pub fn request_body(&self, request: &ModelRequest, stream: bool) -> Result<serde_json::Value, LlmError> {
+        let call = self.call(request, stream);
+        let encoded = self.wire.encode(request, &call)?;
+        serde_json::to_value(&encoded.body).map_err(|e| {
+            LlmError::new(LlmErrorKind::InvalidRequest, format!("request body does not serialize: {e}"))
+                .with_provider(self.vendor.name)
+        })
+    }
+
+    fn call<'a>(&'a self, request: &'a ModelRequest, stream: bool) -> CallContext<'a> {
+        let model = request.model.as_deref().unwrap_or(&self.model);
+        CallContext {
+            vendor: &self.vendor,
+            model,
+            model_info: self.vendor.model_info(model),
+            max_tokens: self.max_tokens,
+            stream,
+        }
+    }
+
+    fn pricing(&self, model: &str) -> Option<Pricing> {
+        self.vendor.model_info(model).and_then(|m| m.pricing.clone())
+    }
+
+    fn secrets(&self) -> Vec<&Secret> {
+        self.api_key.iter().collect()
+    }
+
+    fn header_map(
+        &self,
+        per_call: &[(&'static str, String)],
+        extra: &BTreeMap<String, String>,
+    ) -> Result<HeaderMap, ProviderError> {
+        let provider = self.vendor.name;
+        let invalid =
+            |what: &str| ProviderError::new(provider, LlmErrorKind::InvalidRequest, what.to_owned());
+        let mut headers = HeaderMap::new();
+        if let Some(key) = &self.api_key {
+            self.wire.authorize(key, &mut headers)?;
+        }
+        for (k, v) in per_call {
+            let value =
+                HeaderValue::from_str(v).map_err(|_| invalid(&format!("invalid value for header {k}")))?;
+            headers.insert(*k, value);
+        }
+        for (k, v) in self.headers.iter().chain(extra) {
+            let name = HeaderName::from_bytes(k.as_bytes()).map_err(|_| invalid("invalid header name"))?;
+            let value = HeaderValue::from_str(v).map_err(|_| invalid("invalid header value"))?;
+            headers.insert(name, value);
+        }
+        Ok(headers)
+    }
+
+    /// One POST of an encoded body (already serialized), status checked, no retry.
+    async fn send(
+        &self,
+        url: &str,
+        body: &bytes::Bytes,
+        per_call: &[(&'static str, String)],
+        extra: &BTreeMap<String, String>,
+    ) -> Result<reqwest::Response, ProviderError> {
+        let provider = self.vendor.name;
+        let mut headers = self.header_map(per_call, extra)?;
+        headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        let secrets = self.secrets();
+        let response =
+            self.client.post(url).headers(headers).body(body.clone()).send().await.map_err(|e| {
+                let mut err = ProviderError::transport(provider, e);
+                err.message = redact(&err.message, &secrets);
+                err
+            })?;
+        check_status_with(provider, response, &secrets, |e, body| self.wire.refine_error(e, body)).await
+    }
+
+    fn prepare<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        call: &CallContext<'a>,
+    ) -> Result<(String, bytes::Bytes, Encoded<W::Body<'a>>), ProviderError> {
+        let encoded = self.wire.encode(request, call)?;
+        let url = format!("{}{}", self.base_url, self.wire.path(&encoded, call));
+        let body = serde_json::to_vec(&encoded.body).map_err(|e| {
+            ProviderError::new(
+                self.vendor.name,
+                LlmErrorKind::InvalidRequest,
+                format!("request body does not serialize: {e}"),
+            )
+        })?;
+        tracing::debug!(provider = self.vendor.name, url = %url, model = call.model, "calling the API");
+        Ok((url, bytes::Bytes::from(body), encoded))
+    }
+
+    async fn generate_inner(&self, request: ModelRequest) -> Result<ModelResponse, ProviderError> {
+        let call = self.call(&request, false);
+        let (url, body, encoded) = self.prepare(&request, &call)?;
+        let provider = self.vendor.name;
+        let bytes = self
+            .retry
+            .run(|| async {
+                let response = self.send(&url, &body, &encoded.headers, &request.headers).await?;
+                response.bytes().await.map_err(|e| ProviderError::transport(provider, e))
+            })
+            .await?;
+        let mut response = self.wire.decode(&bytes, &call)?;
+        let model = if response.model.is_empty() { call.model } else { &response.model };
+        price(&mut response.usage, self.pricing(model).as_ref());
+        Ok(response)
+    }
+
+    async fn stream_inner(&self, request: ModelRequest) -> Result<EventStream, ProviderError> {
+        let call = self.call(&request, true);
+        let (url, body, encoded) = self.prepare(&request, &call)?;
+        let pricing = self.pricing(call.model);
+        let provider = self.vendor.name;
+        let (url, body, per_call, extra, pricing, call) =
+            (&url, &body, &encoded.headers, &request.headers, &pricing, &call);
+        let events = open_stream(
+            &self.retry,
+            move || async move {
+                let response = self.send(url, body, per_call, extra).await?;
+                let frames = <<W::Mapper as StreamMapper>::Frame as Frame>::frames(provider, response);
+                Ok(Events::new(provider, frames, self.wire.mapper(call), pricing.clone()))
+            },
+            |event| !matches!(event, StreamEvent::Ping),
+        )
+        .await?;
+        Ok(Box::pin(events.map(|item| item.map_err(LlmError::from))))
+    }
+}
+
+impl<W: WireFormat> Llm for HttpProvider<W> {
+    fn provider(&self) -> &str {
+        self.vendor.name
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn generate(&self, request: ModelRequest) -> BoxFuture<'_, Result<ModelResponse, LlmError>> {
+        Box::pin(async move { self.generate_inner(request).await.map_err(LlmError::from) })
+    }
+
+    fn stream(&self, request: ModelRequest) -> BoxFuture<'_, Result<EventStream, LlmError>> {
+        Box::pin(async move { self.stream_inner(request).await.map_err(LlmError::from) })
+    }
+
+    fn supports_streaming(&self) -> bool {
+        true
+    }
+
+    fn model_info(&self) -> Option<ModelInfo> {
+        self.vendor.model_info(&self.model).cloned()
+    }
+}

@@ -1,0 +1,186 @@
+//! [`WireFormat`]: what one vendor API adds to the generic [`HttpProvider`](crate::HttpProvider)
+//! — how a request is encoded, where it goes, how the key is sent, how a response, a stream
+//! and an error body are read.
+
+use std::collections::VecDeque;
+use std::fmt::Debug;
+
+use dive_core::{BoxStream, ModelInfo, ModelRequest, ModelResponse, Secret, StreamEvent};
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use serde::Serialize;
+
+use crate::{ProviderError, SseEvent, Vendor};
+
+/// What the provider knows about one call when it asks the wire format to encode it.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct CallContext<'a> {
+    /// The vendor facts.
+    pub vendor: &'a Vendor,
+    /// The model of this call: the request's, else the provider's default.
+    pub model: &'a str,
+    /// The catalog entry of `model`, when the catalog knows it.
+    pub model_info: Option<&'static ModelInfo>,
+    /// The provider's default output limit (a request's own `max_tokens` wins).
+    pub max_tokens: Option<u32>,
+    /// Whether this is the streaming form of the call.
+    pub stream: bool,
+}
+
+/// A request body ready to send, with the per-call headers it needs (beta flags, …).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Encoded<B> {
+    /// The typed body, serialized as JSON once per attempt.
+    pub body: B,
+    /// Headers this call needs beyond auth and the provider's own (`anthropic-beta`, …).
+    pub headers: Vec<(&'static str, String)>,
+}
+
+impl<B> Encoded<B> {
+    /// A body without extra headers.
+    pub fn new(body: B) -> Self {
+        Self { body, headers: Vec::new() }
+    }
+
+    /// Adds a per-call header.
+    #[must_use]
+    pub fn with_header(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.headers.push((name, value.into()));
+        self
+    }
+
+    /// The value of a per-call header, if set.
+    #[must_use]
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// How a streamed body is framed into the items a [`StreamMapper`] reads. Implemented for
+/// [`SseEvent`] (server-sent events) and for [`serde_json::Value`] (NDJSON, one value a line).
+pub trait Frame: Sized + Send + 'static {
+    /// Frames a streamed response body.
+    fn frames(provider: &'static str, response: reqwest::Response) -> BoxStream<Result<Self, ProviderError>>;
+}
+
+impl Frame for SseEvent {
+    fn frames(provider: &'static str, response: reqwest::Response) -> BoxStream<Result<Self, ProviderError>> {
+        Box::pin(crate::response_sse(provider, response))
+    }
+}
+
+impl Frame for serde_json::Value {
+    fn frames(provider: &'static str, response: reqwest::Response) -> BoxStream<Result<Self, ProviderError>> {
+        Box::pin(crate::decode_ndjson(provider, Box::pin(response.bytes_stream())))
+    }
+}
+
+/// Maps one wire format's stream frames to dive-core [`StreamEvent`]s.
+///
+/// A mapper translates; [`Events`](crate::Events) does everything else once for every
+/// format: accumulating, pricing usage, the commit point of retries, the partial response of
+/// a failed stream and the end-of-stream check.
+///
+/// Usage in `MessageStart` and `MessageDelta` is the call's usage *so far* (the mapper
+/// applies its vendor's snapshot rules); the adapter prices it.
+pub trait StreamMapper: Send + Unpin + 'static {
+    /// What the body is framed into.
+    type Frame: Frame;
+
+    /// Maps one frame, pushing any number of events to `out`.
+    ///
+    /// # Errors
+    /// A typed error for an error event (see [`ProviderError::from_stream_error`]); `Decode`
+    /// for data that does not parse.
+    fn map(&mut self, frame: Self::Frame, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError>;
+
+    /// The body ended. Push the closing events when this end is a proper one. The default
+    /// pushes nothing; the adapter then reports `StreamInterrupted` unless a `MessageStop`
+    /// was seen.
+    ///
+    /// # Errors
+    /// `StreamInterrupted` when the stream ended before its proper end.
+    fn end(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        let _ = out;
+        Ok(())
+    }
+
+    /// The end marker named in the error for a stream that ended early (`message_stop`, …).
+    fn end_marker(&self) -> &'static str {
+        "its final event"
+    }
+}
+
+/// One vendor API on the generic provider: a value of this type is what a provider crate
+/// mostly consists of (with its catalog and [`Vendor`] facts).
+///
+/// The generic [`HttpProvider`](crate::HttpProvider) owns everything else: building, the
+/// key, base URL, headers, retry, sending, streaming, redaction and pricing.
+pub trait WireFormat: Debug + Clone + Send + Sync + 'static {
+    /// The request body (a typed serde struct, borrowing from the request where it pays).
+    type Body<'a>: Serialize + Send + Sync
+    where
+        Self: 'a;
+    /// The stream mapper.
+    type Mapper: StreamMapper;
+
+    /// The vendor facts (name, variables, defaults, catalog).
+    fn vendor(&self) -> &Vendor;
+
+    /// Encodes `request` for one call.
+    ///
+    /// # Errors
+    /// `InvalidRequest` when the request asks for something this API cannot do (an option
+    /// of another provider, a schema keyword it cannot take, …): never dropped silently.
+    fn encode<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        call: &CallContext<'a>,
+    ) -> Result<Encoded<Self::Body<'a>>, ProviderError>;
+
+    /// The path below the base URL this call goes to (`/v1/messages`, …).
+    fn path(&self, encoded: &Encoded<Self::Body<'_>>, call: &CallContext<'_>) -> String;
+
+    /// Puts the API key on a call. The default is `Authorization: Bearer <key>`.
+    ///
+    /// # Errors
+    /// `InvalidRequest` when the key cannot be a header value.
+    fn authorize(&self, key: &Secret, headers: &mut HeaderMap) -> Result<(), ProviderError> {
+        let value = secret_header(self.vendor().name, &format!("Bearer {}", key.expose()))?;
+        headers.insert(AUTHORIZATION, value);
+        Ok(())
+    }
+
+    /// Decodes a whole (non-streaming) response body.
+    ///
+    /// # Errors
+    /// `Decode` when the body is not what the API sends.
+    fn decode(&self, body: &[u8], call: &CallContext<'_>) -> Result<ModelResponse, ProviderError>;
+
+    /// A mapper for one stream.
+    fn mapper(&self, call: &CallContext<'_>) -> Self::Mapper;
+
+    /// Refines the error of a non-2xx response from its (redacted) body, for vendors whose
+    /// error bodies say more than the common shape. The default keeps the error.
+    fn refine_error(&self, error: ProviderError, body: &str) -> ProviderError {
+        let _ = body;
+        error
+    }
+}
+
+/// A header value holding a secret: marked sensitive (never printed by reqwest or h2).
+///
+/// # Errors
+/// `InvalidRequest` when the text cannot be a header value (the message names no secret).
+pub fn secret_header(provider: &'static str, text: &str) -> Result<HeaderValue, ProviderError> {
+    let mut value = HeaderValue::from_str(text).map_err(|_| {
+        ProviderError::new(
+            provider,
+            dive_core::LlmErrorKind::InvalidRequest,
+            "the API key holds characters not allowed in a header",
+        )
+    })?;
+    value.set_sensitive(true);
+    Ok(value)
+}
