@@ -8,6 +8,8 @@
 //! - [`TestModel`] needs no script: it calls each available tool once with arguments
 //!   generated from the tool's schema, then answers with a text summarising the results;
 //! - [`FunctionModel`] lets a closure decide each response;
+//! - [`text_in_deltas`] (and [`ScriptStep::text_in_deltas`]) streams a response's text in
+//!   several deltas, as real providers do;
 //! - [`RecordedRequests`] has assertion helpers over what a model was sent;
 //! - [`conformance::session_store_conformance`] checks a session store against the rules
 //!   every store must follow;
@@ -30,6 +32,7 @@
 
 pub mod child;
 pub mod conformance;
+mod deltas;
 mod function;
 pub mod interop;
 mod recorded;
@@ -37,6 +40,7 @@ mod schema_args;
 mod scripted;
 mod test_model;
 
+pub use deltas::text_in_deltas;
 pub use function::FunctionModel;
 pub use recorded::RecordedRequests;
 pub use schema_args::arguments_for_schema;

@@ -32,6 +32,26 @@ impl std::fmt::Debug for ScriptStep {
     }
 }
 
+impl ScriptStep {
+    /// `response` as a stream whose text arrives in `pieces` deltas (see
+    /// [`text_in_deltas`](crate::text_in_deltas)); played by [`Llm::generate`] too, which
+    /// accumulates it back into `response`.
+    ///
+    /// ```
+    /// use dive_core::{Llm, ModelRequest, ModelResponse, Message};
+    /// use dive_test::{ScriptStep, ScriptedModel};
+    ///
+    /// let model = ScriptedModel::from_steps([ScriptStep::text_in_deltas(ModelResponse::text("one two three"), 3)])
+    ///     .streaming();
+    /// let response = futures::executor::block_on(model.generate(ModelRequest::new(vec![Message::user("hi")])));
+    /// assert_eq!(response.unwrap().text_content(), "one two three");
+    /// ```
+    #[must_use]
+    pub fn text_in_deltas(response: ModelResponse, pieces: usize) -> Self {
+        Self::Events(crate::deltas::text_in_deltas(&response, pieces).into_iter().map(Ok).collect())
+    }
+}
+
 impl From<ModelResponse> for ScriptStep {
     fn from(r: ModelResponse) -> Self {
         Self::Response(r)
