@@ -1,6 +1,5 @@
 //! The checks behind `cargo xtask`.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -34,25 +33,28 @@ const CORE_ALLOWLIST: &[&str] = &[
     "zmij",
 ];
 
-/// The layer of each workspace crate (crates.md). A crate may depend only on lower layers.
-/// `dive-test` sits above the engine (it depends on core and agent) and is only ever a
-/// dev-dependency, which this check skips — except in `dive-cli`, whose offline mode runs on
-/// `TestModel`.
-/// The one sanctioned edge inside layer 2: OpenAI-compatible vendor crates are thin profiles
-/// over `dive-openai`'s wire code (see docs/ARCHITECTURE.md), so they may depend on it. No
-/// other same-layer edge is allowed, and `dive-openai` itself depends on no layer-2 crate.
-const SAME_LAYER_ALLOWED: &[(&str, &str)] =
-    &[("dive-grok", "dive-openai"), ("dive-mistral", "dive-openai"), ("dive-openrouter", "dive-openai")];
-
+/// The layer of each workspace crate (crates.md), in tenths so a half layer fits: a crate may
+/// depend only on strictly lower layers, with no exception. `dive-test` sits above the engine
+/// (it depends on core and agent) and is only ever a dev-dependency, which this check skips —
+/// except in `dive-cli`, whose offline mode runs on `TestModel`. Wire-format crates
+/// (`dive-openai-wire`) sit at layer 1.5, between the shared provider plumbing they build on
+/// and the vendor crates that use them, so an OpenAI-compatible vendor never depends on
+/// another vendor's crate.
 fn layer(name: &str) -> Option<u8> {
     Some(match name {
         "dive-core" => 0,
-        "dive-agent" | "dive-provider" => 1,
-        "dive" => 3,
-        "dive-cli" => 4,
-        n if n.starts_with("dive-") => 2,
+        "dive-agent" | "dive-provider" => 10,
+        n if n.ends_with("-wire") && n.starts_with("dive-") => 15,
+        "dive" => 30,
+        "dive-cli" => 40,
+        n if n.starts_with("dive-") => 20,
         _ => return None,
     })
+}
+
+/// A layer as the docs write it (`1.5`, `2`).
+fn layer_name(layer: u8) -> String {
+    if layer % 10 == 0 { (layer / 10).to_string() } else { format!("{}.{}", layer / 10, layer % 10) }
 }
 
 pub(crate) fn root() -> PathBuf {
@@ -181,19 +183,11 @@ pub fn check_layers() -> Result {
     let mut problems = Vec::new();
     for package in meta["packages"].as_array().into_iter().flatten() {
         let name = package["name"].as_str().unwrap_or_default();
-        let Some(own) = layer(name) else { continue };
         for dep in package["dependencies"].as_array().into_iter().flatten() {
             if dep["kind"].as_str() == Some("dev") {
                 continue;
             }
-            let dep_name = dep["name"].as_str().unwrap_or_default();
-            let Some(theirs) = layer(dep_name) else { continue };
-            // The `dive` binary runs offline on `TestModel`, the one product use of the kit.
-            if dep_name == "dive-test" && name != "dive-cli" {
-                problems.push(format!("{name} depends on dive-test outside [dev-dependencies]"));
-            } else if theirs >= own && !SAME_LAYER_ALLOWED.contains(&(name, dep_name)) {
-                problems.push(format!("{name} (layer {own}) depends on {dep_name} (layer {theirs})"));
-            }
+            problems.extend(edge_problem(name, dep["name"].as_str().unwrap_or_default()));
         }
     }
     if problems.is_empty() {
@@ -204,34 +198,50 @@ pub fn check_layers() -> Result {
     }
 }
 
+/// What is wrong with a normal dependency of `name` on `dep`, if anything.
+fn edge_problem(name: &str, dep: &str) -> Option<String> {
+    let (own, theirs) = (layer(name)?, layer(dep)?);
+    // The `dive` binary runs offline on `TestModel`, the one product use of the kit.
+    if dep == "dive-test" && name != "dive-cli" {
+        Some(format!("{name} depends on dive-test outside [dev-dependencies]"))
+    } else if theirs >= own {
+        let (own, theirs) = (layer_name(own), layer_name(theirs));
+        Some(format!("{name} (layer {own}) depends on {dep} (layer {theirs})"))
+    } else {
+        None
+    }
+}
+
+/// The cargo-hack `check-features` runs (installed at this version when missing).
+const CARGO_HACK_VERSION: &str = "0.6.46";
+
+/// Packages `check-features` skips: automation and the example runner have no features and
+/// are built by `clippy` and `examples` already.
+const FEATURELESS_TOOLS: &[&str] = &["xtask", "dive-examples"];
+
+/// Every crate built alone with each of its features alone, with no features, with its
+/// defaults and with all of them (`cargo hack check --each-feature`): a feature that only
+/// compiles next to another one fails here.
 pub fn check_features() -> Result {
-    let meta = metadata()?;
-    let mut facade_features: Vec<String> = Vec::new();
-    let mut crates: Vec<String> = Vec::new();
-    for package in meta["packages"].as_array().into_iter().flatten() {
-        let name = package["name"].as_str().unwrap_or_default().to_owned();
-        if name == "xtask" {
-            continue;
-        }
-        if name == "dive" {
-            let features: BTreeMap<String, Value> =
-                serde_json::from_value(package["features"].clone()).unwrap_or_default();
-            facade_features = features.into_keys().filter(|f| f != "default").collect();
-        }
-        crates.push(name);
+    ensure_cargo_hack()?;
+    let mut args = vec!["hack", "check", "--workspace", "--each-feature", "--locked"];
+    for package in FEATURELESS_TOOLS {
+        args.extend(["--exclude", package]);
     }
-    for name in &crates {
-        run("cargo", &["check", "--locked", "-p", name], &[])?;
+    run("cargo", &args, &[])
+}
+
+/// Installs cargo-hack (pinned, `--locked`) when `cargo hack` is not there, the way `test`
+/// builds its Python virtualenv: `cargo xtask ci` needs nothing installed by hand.
+fn ensure_cargo_hack() -> Result {
+    let installed =
+        Command::new("cargo").args(["hack", "--version"]).output().is_ok_and(|o| o.status.success());
+    if installed {
+        return Ok(());
     }
-    run("cargo", &["check", "--locked", "-p", "dive", "--no-default-features"], &[])?;
-    for feature in &facade_features {
-        run(
-            "cargo",
-            &["check", "--locked", "-p", "dive", "--no-default-features", "--features", feature],
-            &[],
-        )?;
-    }
-    Ok(())
+    eprintln!("xtask check-features: cargo-hack is missing; installing cargo-hack {CARGO_HACK_VERSION}");
+    run("cargo", &["install", "cargo-hack", "--locked", "--version", CARGO_HACK_VERSION], &[])
+        .map_err(|e| format!("{e}; install it by hand with `cargo install cargo-hack --locked`"))
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -249,11 +259,39 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-pub fn tidy() -> Result {
+/// Every Rust file of the workspace (`crates/`, `examples/`, `xtask/`).
+fn workspace_rust_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
     for dir in ["crates", "examples", "xtask"] {
         rust_files(&root().join(dir), &mut files);
     }
+    files
+}
+
+/// Every comment line of a workspace Rust file that cites a document outside the repository,
+/// as `path:line: mark` (this check's own file, which names the marks, excepted).
+pub(crate) fn outside_citation_lines() -> Vec<String> {
+    let own = root().join("xtask").join("src").join("tidy.rs");
+    let mut found = Vec::new();
+    for file in workspace_rust_files().into_iter().filter(|f| *f != own) {
+        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        for (line, mark) in crate::tidy::outside_citations(&text) {
+            let shown = file.strip_prefix(root()).unwrap_or(&file).display().to_string();
+            found.push(format!("{shown}:{line}: cites {mark:?}"));
+        }
+    }
+    found
+}
+
+pub fn tidy() -> Result {
+    let citations = outside_citation_lines();
+    if !citations.is_empty() {
+        return Err(format!(
+            "comments cite documents outside the repository (state the rule itself): {}",
+            citations.join("; ")
+        ));
+    }
+    let files = workspace_rust_files();
     let missing: Vec<String> = files
         .iter()
         .filter(|f| std::fs::read_to_string(f).map_or(true, |text| !text.starts_with("//!")))
@@ -264,5 +302,28 @@ pub fn tidy() -> Result {
         Ok(())
     } else {
         Err(format!("files without an opening //! line: {}", missing.join(", ")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::edge_problem;
+
+    #[test]
+    fn a_vendor_crate_may_not_depend_on_another_vendor_crate() {
+        // The edge issue 16 removed: an OpenAI-compatible vendor on OpenAI's own crate.
+        assert_eq!(
+            edge_problem("dive-mistral", "dive-openai").as_deref(),
+            Some("dive-mistral (layer 2) depends on dive-openai (layer 2)")
+        );
+        assert_eq!(edge_problem("dive-mistral", "dive-openai-wire"), None);
+        assert_eq!(edge_problem("dive-openai-wire", "dive-provider"), None);
+        assert_eq!(
+            edge_problem("dive-openai-wire", "dive-openai").as_deref(),
+            Some("dive-openai-wire (layer 1.5) depends on dive-openai (layer 2)")
+        );
+        assert!(edge_problem("dive-provider", "dive-openai-wire").is_some());
+        assert!(edge_problem("dive-session", "dive-test").is_some());
+        assert_eq!(edge_problem("dive-cli", "dive-test"), None);
     }
 }

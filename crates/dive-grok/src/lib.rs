@@ -1,6 +1,5 @@
 //! xAI Grok for Dive for Rust: xAI's Responses API (`https://api.x.ai/v1/responses`), built
-//! on `dive-openai`'s Responses client ([`OpenAi`]) with an xAI
-//! [`Profile`].
+//! on `dive-openai-wire`'s Responses [`Client`] with an xAI [`Profile`].
 //!
 //! Everything the Responses client does applies: streaming, tools and tool choice, reasoning
 //! replayed as encrypted reasoning items (`store: false`), `previous_response_id`, prompt
@@ -12,7 +11,7 @@
 //! The key comes from `XAI_API_KEY` (or, failing that, `GROK_API_KEY`); `XAI_BASE_URL`
 //! overrides the endpoint.
 //!
-//! **Invariant:** the request is dive-openai's Responses body for the same
+//! **Invariant:** the request is dive-openai-wire's Responses body for the same
 //! [`ModelRequest`](dive_core::ModelRequest); nothing here encodes or decodes by itself.
 //!
 //! ```no_run
@@ -29,8 +28,8 @@
 mod catalog;
 
 use dive_core::{LlmError, ReminderStyle};
-use dive_openai::responses::OpenAiBuilder;
-use dive_openai::{Dialect, OpenAi, Profile};
+use dive_openai_wire::responses::Responses;
+use dive_openai_wire::{Builder, Client, Dialect, Profile, Vendor};
 
 pub use catalog::{DEFAULT_MODEL, MODELS, model_info};
 
@@ -39,8 +38,18 @@ pub const PROVIDER: &str = "grok";
 /// The default API root.
 pub const DEFAULT_BASE_URL: &str = "https://api.x.ai/v1";
 
-/// The Grok client: dive-openai's Responses client with the xAI [`profile`].
-pub type Grok = OpenAi;
+/// xAI as the vendor of a [`Client`]: `Grok::builder()` starts from [`profile`].
+#[derive(Debug, Clone, Copy)]
+pub struct GrokVendor;
+
+impl Vendor<Responses> for GrokVendor {
+    fn profile() -> Profile {
+        profile()
+    }
+}
+
+/// The Grok client: dive-openai-wire's Responses [`Client`] with the xAI [`profile`].
+pub type Grok = Client<Responses, GrokVendor>;
 
 /// xAI's wire differences from OpenAI's Responses API: reminders as user text.
 #[must_use]
@@ -48,8 +57,8 @@ pub fn dialect() -> Dialect {
     Dialect::openai().with_reminders(ReminderStyle::UserText)
 }
 
-/// xAI as a [`Profile`]: `XAI_API_KEY`, `XAI_BASE_URL`, [`DEFAULT_MODEL`], the catalog and
-/// [`dialect`].
+/// xAI as a [`Profile`]: `XAI_API_KEY` (or `GROK_API_KEY`), `XAI_BASE_URL`,
+/// [`DEFAULT_MODEL`], the catalog and [`dialect`].
 ///
 /// ```
 /// let p = dive_grok::profile();
@@ -59,18 +68,15 @@ pub fn dialect() -> Dialect {
 pub fn profile() -> Profile {
     Profile::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL)
         .with_api_key_env("XAI_API_KEY")
+        .with_api_key_aliases(&["GROK_API_KEY"])
         .with_base_url_env("XAI_BASE_URL")
         .with_catalog(model_info)
         .with_dialect(dialect())
 }
 
 /// A builder for a Grok client; when `XAI_API_KEY` is unset, `GROK_API_KEY` is used.
-pub fn builder() -> OpenAiBuilder {
-    let b = OpenAi::builder_for(profile());
-    match (dive_provider::api_key_from_env("XAI_API_KEY"), dive_provider::api_key_from_env("GROK_API_KEY")) {
-        (None, Some(key)) => b.api_key(key),
-        _ => b,
-    }
+pub fn builder() -> Builder<Grok> {
+    Grok::builder()
 }
 
 /// A client from `XAI_API_KEY` (or `GROK_API_KEY`) and (optionally) `XAI_BASE_URL`.

@@ -1,8 +1,8 @@
 //! Mistral's [`Dialect`]: the differences from OpenAI's Chat Completions, most of them in a
-//! body hook that edits dive-openai's body.
+//! body hook that edits dive-openai-wire's body.
 
 use dive_core::ModelRequest;
-use dive_openai::{BodyHook, Dialect};
+use dive_openai_wire::{BodyHook, Dialect};
 use serde_json::{Map, Value, json};
 
 const ID_ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -1,5 +1,5 @@
 //! Mistral for Dive for Rust: Mistral's Chat Completions API
-//! (`https://api.mistral.ai/v1/chat/completions`), built on `dive-openai`'s Chat Completions
+//! (`https://api.mistral.ai/v1/chat/completions`), built on `dive-openai-wire`'s Chat Completions
 //! client with a Mistral [`Profile`].
 //!
 //! What differs from OpenAI, and is handled here:
@@ -34,8 +34,8 @@ mod catalog;
 mod dialect;
 
 use dive_core::LlmError;
-use dive_openai::chat::ChatCompletionsBuilder;
-use dive_openai::{ChatCompletions, Profile};
+use dive_openai_wire::chat::Chat;
+use dive_openai_wire::{Builder, Client, Profile, Vendor};
 
 pub use catalog::{DEFAULT_MODEL, MODELS, model_info};
 pub use dialect::{dialect, mistral_tool_call_id};
@@ -45,8 +45,19 @@ pub const PROVIDER: &str = "mistral";
 /// The default API root.
 pub const DEFAULT_BASE_URL: &str = "https://api.mistral.ai/v1";
 
-/// The Mistral client: dive-openai's [`ChatCompletions`] with the Mistral [`profile`].
-pub type Mistral = ChatCompletions;
+/// Mistral as the vendor of a [`Client`]: `Mistral::builder()` starts from [`profile`].
+#[derive(Debug, Clone, Copy)]
+pub struct MistralVendor;
+
+impl Vendor<Chat> for MistralVendor {
+    fn profile() -> Profile {
+        profile()
+    }
+}
+
+/// The Mistral client: dive-openai-wire's Chat Completions [`Client`] with the Mistral
+/// [`profile`] (`Mistral::builder()`, `Mistral::from_env()`).
+pub type Mistral = Client<Chat, MistralVendor>;
 
 /// Mistral as a [`Profile`]: `MISTRAL_API_KEY`, `MISTRAL_BASE_URL`, [`DEFAULT_MODEL`], the
 /// Mistral catalog and [`dialect`].
@@ -65,8 +76,8 @@ pub fn profile() -> Profile {
 }
 
 /// A builder for a Mistral client (key, base URL, model, retry policy, headers…).
-pub fn builder() -> ChatCompletionsBuilder {
-    ChatCompletions::builder_for(profile())
+pub fn builder() -> Builder<Mistral> {
+    Mistral::builder()
 }
 
 /// A client from `MISTRAL_API_KEY` and (optionally) `MISTRAL_BASE_URL`.

@@ -16,7 +16,7 @@ use dive_core::{
     Reminder, ResponseAccumulator, ResponseFormat, Role, StopKind, ToolChoice, ToolDefinition,
     ToolResultContent,
 };
-use dive_openai::chat::{ChatEvents, ChatMapper};
+use dive_openai_wire::chat::{ChatEvents, ChatMapper};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
@@ -162,7 +162,7 @@ fn magistral_history() -> Vec<Message> {
     let recorded: Value =
         serde_json::from_slice(&std::fs::read(fixture("recorded/vercel-mistral-reasoning.json")).unwrap())
             .unwrap();
-    let turn = dive_openai::chat::decode_response(&recorded, &dive_mistral::dialect());
+    let turn = dive_openai_wire::chat::decode_response(&recorded, &dive_mistral::dialect());
     vec![Message::user("What is 2+2?"), turn.into_message(), Message::user("And 3+3?")]
 }
 

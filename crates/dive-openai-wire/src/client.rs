@@ -1,6 +1,7 @@
-//! [`Client`]: one [`Llm`] implementation for both OpenAI APIs, parameterised by the wire
-//! format ([`Api`]). [`OpenAi`](crate::OpenAi) is `Client<Responses>`,
-//! [`ChatCompletions`](crate::ChatCompletions) is `Client<Chat>`.
+//! [`Client`]: one [`Llm`] implementation for both OpenAI wire formats, parameterised by the
+//! wire format ([`Api`]) and the vendor whose [`Profile`] `builder()` starts from
+//! ([`Vendor`]). `dive_openai::OpenAi` is `Client<Responses, dive_openai::OpenAiVendor>`;
+//! [`CompatibleChat`](crate::CompatibleChat) is any OpenAI-compatible endpoint.
 
 use std::marker::PhantomData;
 
@@ -10,7 +11,8 @@ use futures_util::StreamExt;
 use serde_json::Value;
 
 use crate::events::{Events, Mapper};
-use crate::profile::{Dialect, Profile};
+use crate::dialect::Dialect;
+use crate::profile::Profile;
 use crate::transport::{Builder, Transport, price};
 
 mod sealed {
@@ -25,8 +27,6 @@ pub trait Api: sealed::Sealed + Send + Sync + 'static {
     const PATH: &'static str;
     /// The stream mapper.
     type Mapper: Mapper + Send + 'static;
-    /// The OpenAI profile this API uses by default.
-    fn default_profile() -> Profile;
     /// The request body.
     fn encode(
         request: &ModelRequest,
@@ -44,61 +44,95 @@ pub trait Api: sealed::Sealed + Send + Sync + 'static {
 impl sealed::Sealed for crate::chat::Chat {}
 impl sealed::Sealed for crate::responses::Responses {}
 
-/// An OpenAI-format client for API `A`. `Debug` never shows the API key.
+/// The vendor a client type stands for: the [`Profile`] its `builder()` and `from_env()`
+/// start from on API `A`. Each vendor crate declares one marker type (`OpenAiVendor`,
+/// `MistralVendor`, …); [`Compatible`] is any OpenAI-compatible endpoint.
+pub trait Vendor<A>: Send + Sync + 'static {
+    /// The vendor's facts and dialect on API `A`.
+    fn profile() -> Profile;
+}
+
+/// Any OpenAI-compatible endpoint: the base URL (and a key, when it needs one) come from the
+/// user. Provider name `openai-compatible`, key variable `OPENAI_COMPATIBLE_API_KEY` (optional),
+/// base URL variable `OPENAI_COMPATIBLE_BASE_URL`, [`Dialect::compatible`](crate::Dialect::compatible).
 ///
-/// Use the aliases: [`OpenAi`](crate::OpenAi) (the Responses API, the default) and
-/// [`ChatCompletions`](crate::ChatCompletions).
+/// ```
+/// use dive_openai_wire::CompatibleChat;
+/// let llm = CompatibleChat::builder().base_url("http://127.0.0.1:8000/v1").model("my-model").build().unwrap();
+/// assert_eq!(dive_core::Llm::provider(&llm), "openai-compatible");
+/// // Without a base URL there is nothing to call.
+/// assert!(CompatibleChat::builder().model("m").build().is_err());
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Compatible;
+
+impl<A> Vendor<A> for Compatible {
+    fn profile() -> Profile {
+        Profile::new("openai-compatible", "", "")
+            .with_api_key_env("OPENAI_COMPATIBLE_API_KEY")
+            .with_api_key_required(false)
+            .with_base_url_env("OPENAI_COMPATIBLE_BASE_URL")
+    }
+}
+
+/// An OpenAI-format client for API `A`, built from vendor `V`'s [`Profile`] (or any profile
+/// through [`Client::builder_for`]). `Debug` never shows the API key.
+///
+/// Vendor crates name their aliases (`dive_openai::OpenAi`, `dive_mistral::Mistral`, …);
+/// [`CompatibleChat`](crate::CompatibleChat) and [`CompatibleResponses`](crate::CompatibleResponses)
+/// call any OpenAI-compatible endpoint.
 ///
 /// ```no_run
 /// use dive_core::{Llm, Message, ModelRequest};
-/// use dive_openai::{ChatCompletions, OpenAi};
+/// use dive_openai_wire::CompatibleChat;
 /// # async fn run() -> Result<(), dive_core::LlmError> {
-/// let gpt = OpenAi::builder().model("gpt-5.5").build()?; // OPENAI_API_KEY, OPENAI_BASE_URL
-/// let reply = gpt.generate(ModelRequest::new(vec![Message::user("Hello")])).await?;
-/// let chat = ChatCompletions::from_env()?;
-/// let again = chat.generate(ModelRequest::new(vec![Message::user("Hello")])).await?;
+/// let llm = CompatibleChat::builder().base_url("http://127.0.0.1:8000/v1").model("my-model").build()?;
+/// let reply = llm.generate(ModelRequest::new(vec![Message::user("Hello")])).await?;
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]
-pub struct Client<A> {
+pub struct Client<A, V> {
     t: Transport,
-    api: PhantomData<fn() -> A>,
+    api: PhantomData<fn() -> (A, V)>,
 }
 
-impl<A> Clone for Client<A> {
+impl<A, V> Clone for Client<A, V> {
     fn clone(&self) -> Self {
         Self { t: self.t.clone(), api: PhantomData }
     }
 }
 
-impl<A: Api> Builder<Client<A>> {
+impl<A: Api, V> Builder<Client<A, V>> {
     /// Builds the client.
     ///
     /// # Errors
     /// `Authentication` when the profile requires a key and none was given or found in its
-    /// variable; `Other` when the HTTP client cannot be built.
-    pub fn build(self) -> Result<Client<A>, LlmError> {
+    /// variables; `InvalidRequest` when there is no base URL (a [`Compatible`] endpoint needs
+    /// one); `Other` when the HTTP client cannot be built.
+    pub fn build(self) -> Result<Client<A, V>, LlmError> {
         Ok(Client { t: self.transport()?, api: PhantomData })
     }
 }
 
-impl<A: Api> Client<A> {
-    /// A builder for OpenAI itself (`OPENAI_API_KEY`, `OPENAI_BASE_URL`).
+impl<A: Api, V: Vendor<A>> Client<A, V> {
+    /// A builder for vendor `V` (its key and base-URL variables, default model, catalog).
     pub fn builder() -> Builder<Self> {
-        Builder::new(A::default_profile())
+        Builder::new(V::profile())
     }
 
-    /// A builder for another vendor speaking this API.
-    pub fn builder_for(profile: Profile) -> Builder<Self> {
-        Builder::new(profile)
-    }
-
-    /// A client from `OPENAI_API_KEY` and (optionally) `OPENAI_BASE_URL`.
+    /// A client from `V`'s key variable and (optionally) its base-URL variable.
     ///
     /// # Errors
     /// As the builder's `build`.
     pub fn from_env() -> Result<Self, LlmError> {
         Self::builder().build()
+    }
+}
+
+impl<A: Api, V> Client<A, V> {
+    /// A builder for another vendor speaking this API, described by `profile`.
+    pub fn builder_for(profile: Profile) -> Builder<Self> {
+        Builder::new(profile)
     }
 
     /// The API root this client calls.
@@ -153,7 +187,7 @@ impl<A: Api> Client<A> {
     }
 }
 
-impl<A: Api> Llm for Client<A> {
+impl<A: Api, V: Send + Sync + 'static> Llm for Client<A, V> {
     fn provider(&self) -> &str {
         self.t.provider()
     }

@@ -1,260 +1,11 @@
-//! [`Profile`] and [`Dialect`]: what makes a vendor speaking an OpenAI wire format different
-//! from OpenAI itself. OpenAI-compatible vendor crates (Grok, OpenRouter, Mistral, …) build
-//! their clients from a profile instead of re-implementing the encoders.
+//! [`Profile`]: a vendor reachable through an OpenAI wire format — its facts (name,
+//! endpoint, key variables, default model, catalog) and its [`Dialect`]. OpenAI-compatible
+//! vendor crates (OpenAI itself, Grok, OpenRouter, Mistral, …) declare one instead of
+//! re-implementing the encoders.
 
-use std::fmt;
-use std::sync::Arc;
+use dive_core::ModelInfo;
 
-use dive_core::{ModelInfo, ModelRequest, ReminderStyle, Role};
-use serde_json::{Map, Value};
-
-use crate::catalog;
-
-/// A function that edits the JSON body just before it is sent (after every built-in rule).
-///
-/// ```
-/// use dive_openai::BodyHook;
-/// let hook = BodyHook::new(|_request, body| {
-///     body.insert("safe_prompt".into(), serde_json::json!(true));
-/// });
-/// # drop(hook);
-/// ```
-#[derive(Clone)]
-pub struct BodyHook(Arc<BodyEdit>);
-
-type BodyEdit = dyn Fn(&ModelRequest, &mut Map<String, Value>) + Send + Sync;
-
-impl BodyHook {
-    /// Wraps a closure.
-    pub fn new(f: impl Fn(&ModelRequest, &mut Map<String, Value>) + Send + Sync + 'static) -> Self {
-        Self(Arc::new(f))
-    }
-
-    /// Runs the hook.
-    pub fn apply(&self, request: &ModelRequest, body: &mut Map<String, Value>) {
-        (self.0)(request, body);
-    }
-}
-
-impl fmt::Debug for BodyHook {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("BodyHook(..)")
-    }
-}
-
-/// Small wire differences between OpenAI and a compatible vendor.
-///
-/// [`Dialect::openai`] is OpenAI's own behaviour; [`Dialect::compatible`] is a conservative
-/// default for third-party Chat Completions endpoints (no `developer` role, `max_tokens`,
-/// reasoning text read from `reasoning_content` / `reasoning`). Adjust with the `with_*`
-/// methods:
-///
-/// ```
-/// use dive_openai::Dialect;
-/// // Mistral: `model_length` means the context window is full, and it rejects these keys.
-/// let mistral = Dialect::compatible()
-///     .with_stop_reasons(&[("model_length", "model_length")])
-///     .with_unsupported(&["parallel_tool_calls", "service_tier", "prompt_cache_key"]);
-/// assert_eq!(mistral.max_tokens_field, "max_tokens");
-/// ```
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct Dialect {
-    /// Chat Completions: the role of the system prompt message (`system` or `developer`).
-    pub system_role: Role,
-    /// How reminders are rendered: operator reminders as `developer` messages on OpenAI's
-    /// own endpoint, `<system-reminder>` user text elsewhere.
-    pub reminders: ReminderStyle,
-    /// Chat Completions: the output limit key (`max_completion_tokens` or `max_tokens`).
-    pub max_tokens_field: &'static str,
-    /// Chat Completions: ask for a final usage chunk when streaming (`stream_options`).
-    pub stream_usage: bool,
-    /// Chat Completions: message / delta fields holding reasoning text, read as thinking.
-    pub reasoning_fields: &'static [&'static str],
-    /// Chat Completions: the assistant-message field thinking text is replayed in, if any.
-    pub replay_reasoning_field: Option<&'static str>,
-    /// Chat Completions: replay thinking as typed `{"type": "thinking", "thinking": [{"type":
-    /// "text", …}]}` chunks in the assistant's `content` array, the form Mistral's Magistral
-    /// models answer in. (Such chunks are decoded for every dialect.)
-    pub thinking_chunks: bool,
-    /// Chat Completions: keep the `reasoning_details` array (OpenRouter) and replay it
-    /// unmodified. Each detail becomes a thinking block (text, signature) holding the detail
-    /// itself under `metadata[key].reasoning_detail`, `key` being this value.
-    pub reasoning_details: Option<&'static str>,
-    /// Raw finish reasons renamed before they reach [`ModelResponse::stop_reason`](dive_core::ModelResponse)
-    /// (`(vendor value, dive value)`, matched case-insensitively). Unlisted values are kept.
-    pub stop_reasons: &'static [(&'static str, &'static str)],
-    /// Top-level body keys this vendor rejects; they are removed before sending.
-    pub unsupported: &'static [&'static str],
-    /// Read `usage.cost` (US dollars) as a provider-reported cost (OpenRouter, DeepInfra).
-    pub reported_cost: Option<&'static str>,
-    /// Chat Completions: send provider-native tools (`ToolDefinition::native`) verbatim in
-    /// `tools`. When false (OpenAI), a `web_search` native tool becomes `web_search_options`
-    /// and other native tools are left out.
-    pub native_tools: bool,
-    /// Responses API: the `store` flag (false: reasoning is replayed encrypted).
-    pub store: bool,
-    /// Responses API: ask for `reasoning.encrypted_content` so reasoning can be replayed.
-    pub encrypted_reasoning: bool,
-    /// A last edit of every body.
-    pub body_hook: Option<BodyHook>,
-}
-
-impl Dialect {
-    /// OpenAI's own endpoint.
-    #[must_use]
-    pub fn openai() -> Self {
-        Self {
-            system_role: Role::System,
-            reminders: ReminderStyle::NativeRole(Role::Developer),
-            max_tokens_field: "max_completion_tokens",
-            stream_usage: true,
-            reasoning_fields: &[],
-            replay_reasoning_field: None,
-            thinking_chunks: false,
-            reasoning_details: None,
-            stop_reasons: &[],
-            unsupported: &[],
-            reported_cost: None,
-            native_tools: false,
-            store: false,
-            encrypted_reasoning: true,
-            body_hook: None,
-        }
-    }
-
-    /// A conservative default for OpenAI-compatible Chat Completions endpoints.
-    #[must_use]
-    pub fn compatible() -> Self {
-        Self {
-            reminders: ReminderStyle::UserText,
-            max_tokens_field: "max_tokens",
-            reasoning_fields: &["reasoning_content", "reasoning"],
-            ..Self::openai()
-        }
-    }
-
-    /// Sets the role of the system prompt.
-    #[must_use]
-    pub fn with_system_role(mut self, role: Role) -> Self {
-        self.system_role = role;
-        self
-    }
-
-    /// Sets the reminder style.
-    #[must_use]
-    pub fn with_reminders(mut self, style: ReminderStyle) -> Self {
-        self.reminders = style;
-        self
-    }
-
-    /// Sets the output limit key.
-    #[must_use]
-    pub fn with_max_tokens_field(mut self, field: &'static str) -> Self {
-        self.max_tokens_field = field;
-        self
-    }
-
-    /// Asks (or not) for a usage chunk at the end of streams.
-    #[must_use]
-    pub fn with_stream_usage(mut self, on: bool) -> Self {
-        self.stream_usage = on;
-        self
-    }
-
-    /// Sets the fields read as reasoning text.
-    #[must_use]
-    pub fn with_reasoning_fields(mut self, fields: &'static [&'static str]) -> Self {
-        self.reasoning_fields = fields;
-        self
-    }
-
-    /// Replays thinking text in this assistant-message field.
-    #[must_use]
-    pub fn with_replay_reasoning_field(mut self, field: Option<&'static str>) -> Self {
-        self.replay_reasoning_field = field;
-        self
-    }
-
-    /// Replays (or not) thinking as typed `thinking` content chunks.
-    #[must_use]
-    pub fn with_thinking_chunks(mut self, on: bool) -> Self {
-        self.thinking_chunks = on;
-        self
-    }
-
-    /// Keeps `reasoning_details` under this metadata key and replays them (`None`: off).
-    #[must_use]
-    pub fn with_reasoning_details(mut self, key: Option<&'static str>) -> Self {
-        self.reasoning_details = key;
-        self
-    }
-
-    /// Sets finish-reason renames.
-    #[must_use]
-    pub fn with_stop_reasons(mut self, renames: &'static [(&'static str, &'static str)]) -> Self {
-        self.stop_reasons = renames;
-        self
-    }
-
-    /// Sets the body keys removed before sending.
-    #[must_use]
-    pub fn with_unsupported(mut self, keys: &'static [&'static str]) -> Self {
-        self.unsupported = keys;
-        self
-    }
-
-    /// Reads `usage.cost` as a provider-reported cost with this `Cost::source` label.
-    #[must_use]
-    pub fn with_reported_cost(mut self, source: Option<&'static str>) -> Self {
-        self.reported_cost = source;
-        self
-    }
-
-    /// Sends (or not) native tools verbatim on Chat Completions.
-    #[must_use]
-    pub fn with_native_tools(mut self, on: bool) -> Self {
-        self.native_tools = on;
-        self
-    }
-
-    /// Sets the Responses API `store` flag.
-    #[must_use]
-    pub fn with_store(mut self, store: bool) -> Self {
-        self.store = store;
-        self
-    }
-
-    /// Asks (or not) for encrypted reasoning on the Responses API.
-    #[must_use]
-    pub fn with_encrypted_reasoning(mut self, on: bool) -> Self {
-        self.encrypted_reasoning = on;
-        self
-    }
-
-    /// Sets the body hook.
-    #[must_use]
-    pub fn with_body_hook(mut self, hook: BodyHook) -> Self {
-        self.body_hook = Some(hook);
-        self
-    }
-
-    /// The finish reason as Dive reports it: lowercased, renamed per [`Self::stop_reasons`].
-    #[must_use]
-    pub fn stop_reason(&self, raw: &str) -> String {
-        let lower = raw.to_ascii_lowercase();
-        self.stop_reasons
-            .iter()
-            .find(|(from, _)| from.eq_ignore_ascii_case(&lower))
-            .map_or(lower, |(_, to)| (*to).to_owned())
-    }
-}
-
-impl Default for Dialect {
-    fn default() -> Self {
-        Self::openai()
-    }
-}
+use crate::dialect::Dialect;
 
 /// Looks a model up in a vendor's catalog.
 pub type CatalogFn = fn(&str) -> Option<&'static ModelInfo>;
@@ -267,12 +18,12 @@ fn no_catalog(_: &str) -> Option<&'static ModelInfo> {
 /// default model, catalog and [`Dialect`].
 ///
 /// ```
-/// use dive_openai::{ChatCompletions, Dialect, Profile};
+/// use dive_openai_wire::{CompatibleChat, Dialect, Profile};
 /// let profile = Profile::new("acme", "https://api.acme.test/v1", "acme-large")
 ///     .with_api_key_env("ACME_API_KEY")
 ///     .with_base_url_env("ACME_BASE_URL")
 ///     .with_dialect(Dialect::compatible());
-/// let llm = ChatCompletions::builder_for(profile).api_key("k").build().unwrap();
+/// let llm = CompatibleChat::builder_for(profile).api_key("k").build().unwrap();
 /// assert_eq!(dive_core::Llm::provider(&llm), "acme");
 /// ```
 #[derive(Debug, Clone)]
@@ -284,6 +35,9 @@ pub struct Profile {
     pub base_url: &'static str,
     /// Environment variable holding the API key.
     pub api_key_env: Option<&'static str>,
+    /// Further variables read, in order, when [`Self::api_key_env`] is unset (xAI's
+    /// `GROK_API_KEY`).
+    pub api_key_aliases: &'static [&'static str],
     /// Whether building fails without a key (false for local servers such as Ollama).
     pub api_key_required: bool,
     /// Environment variable overriding the base URL.
@@ -305,6 +59,7 @@ impl Profile {
             provider,
             base_url,
             api_key_env: None,
+            api_key_aliases: &[],
             api_key_required: false,
             base_url_env: None,
             default_model,
@@ -313,27 +68,18 @@ impl Profile {
         }
     }
 
-    /// OpenAI itself: `OPENAI_API_KEY`, `OPENAI_BASE_URL`, [`Dialect::openai`], the OpenAI
-    /// catalog and default model.
-    #[must_use]
-    pub fn openai() -> Self {
-        Self {
-            provider: crate::PROVIDER,
-            base_url: crate::DEFAULT_BASE_URL,
-            api_key_env: Some("OPENAI_API_KEY"),
-            api_key_required: true,
-            base_url_env: Some("OPENAI_BASE_URL"),
-            default_model: catalog::DEFAULT_MODEL,
-            catalog: catalog::model_info,
-            dialect: Dialect::openai(),
-        }
-    }
-
     /// Reads the key from this variable, and requires one.
     #[must_use]
     pub fn with_api_key_env(mut self, var: &'static str) -> Self {
         self.api_key_env = Some(var);
         self.api_key_required = true;
+        self
+    }
+
+    /// Also reads the key from these variables, in order, when the main one is unset.
+    #[must_use]
+    pub fn with_api_key_aliases(mut self, vars: &'static [&'static str]) -> Self {
+        self.api_key_aliases = vars;
         self
     }
 

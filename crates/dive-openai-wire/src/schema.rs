@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 /// use serde_json::json;
 /// let schema = json!({"type": "object", "properties": {
 ///     "city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]});
-/// let strict = dive_openai::strict_schema(&schema);
+/// let strict = dive_openai_wire::strict_schema(&schema);
 /// assert_eq!(strict, json!({"type": "object", "properties": {
 ///     "city": {"type": "string"}, "days": {"type": ["integer", "null"]}},
 ///     "required": ["city", "days"], "additionalProperties": false}));

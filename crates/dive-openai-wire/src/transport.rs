@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use crate::profile::Profile;
 
-/// Builds a client for one of the two APIs: [`OpenAi`](crate::OpenAi) (Responses) or
-/// [`ChatCompletions`](crate::ChatCompletions). Unset key and base URL fall back to the
-/// profile's environment variables (`OPENAI_API_KEY`, `OPENAI_BASE_URL` for OpenAI).
+/// Builds a [`Client`](crate::Client) for one of the two APIs. Unset key and base URL fall
+/// back to the profile's environment variables (`OPENAI_API_KEY`, `OPENAI_BASE_URL` for
+/// OpenAI).
 #[derive(Debug)]
 #[must_use]
 pub struct Builder<C> {
@@ -96,7 +96,9 @@ impl<C> Builder<C> {
 
     pub(crate) fn transport(self) -> Result<Transport, LlmError> {
         let profile = self.profile;
-        let api_key = self.api_key.or_else(|| profile.api_key_env.and_then(api_key_from_env));
+        let api_key = self.api_key.or_else(|| {
+            profile.api_key_env.iter().chain(profile.api_key_aliases).find_map(|var| api_key_from_env(var))
+        });
         if api_key.is_none() && profile.api_key_required {
             let var = profile.api_key_env.unwrap_or("an API key variable");
             return Err(LlmError::new(
@@ -111,6 +113,14 @@ impl<C> Builder<C> {
                 profile.base_url_env.and_then(|v| std::env::var(v).ok()).filter(|u| !u.trim().is_empty())
             })
             .unwrap_or_else(|| profile.base_url.to_owned());
+        if base_url.trim().is_empty() {
+            let var = profile.base_url_env.map_or_else(String::new, |v| format!("set {v} or "));
+            return Err(LlmError::new(
+                LlmErrorKind::InvalidRequest,
+                format!("no base URL for {}: {var}call Builder::base_url", profile.provider),
+            )
+            .with_provider(profile.provider));
+        }
         let client = match self.client {
             Some(c) => c,
             None => self.http.unwrap_or_default().build_client().map_err(LlmError::from)?,

@@ -8,12 +8,11 @@
 //! items (web search, code interpreter, file search, remote MCP) kept verbatim for replay,
 //! message `phase` preserved, and cost from the model catalog ([`MODELS`]).
 //!
-//! **Reuse by OpenAI-compatible vendors:** a [`Profile`] names the vendor (provider name,
-//! base URL, key and base-URL variables, default model, catalog) and its [`Dialect`] (system
-//! role, reminder style, `max_tokens` key, reasoning fields, finish-reason renames,
-//! unsupported keys, reported cost, a body hook). `ChatCompletions::builder_for(profile)` and
-//! `OpenAi::builder_for(profile)` build clients for it; the encoders, decoders and stream
-//! mappers are public in [`chat`] and [`responses`].
+//! The wire formats themselves live in `dive-openai-wire` (re-exported here: [`chat`],
+//! [`responses`], [`Profile`], [`Dialect`], …), so OpenAI-compatible vendors use them without
+//! depending on this crate. This crate is OpenAI's facts: its [`profile`] (key and base-URL
+//! variables, default models, the catalog [`MODELS`], which models reject sampling
+//! parameters) and the client aliases [`OpenAi`] and [`ChatCompletions`].
 //!
 //! **Invariant:** the request sent is derived from the [`ModelRequest`](dive_core::ModelRequest)
 //! alone; the caller's history is never modified (unanswered tool calls are answered and
@@ -31,28 +30,71 @@
 //! # Ok(()) }
 //! ```
 #![deny(missing_docs)]
-#![allow(clippy::result_large_err)] // ProviderError on cold paths, as in dive-provider.
 
 mod catalog;
-pub mod chat;
-mod client;
-mod events;
-mod profile;
-pub mod responses;
-mod schema;
-mod transport;
-mod wire;
 
 pub use catalog::{DEFAULT_CHAT_MODEL, DEFAULT_MODEL, MODELS, is_reasoning_model, model_info};
-pub use chat::ChatCompletions;
-pub use client::{Api, Client};
-pub use events::{Events, Mapper};
-pub use profile::{BodyHook, CatalogFn, Dialect, Profile};
-pub use responses::OpenAi;
-pub use schema::strict_schema;
-pub use transport::Builder;
+pub use dive_openai_wire::{
+    Api, BodyHook, Builder, CatalogFn, Client, Dialect, Events, Mapper, Profile, Vendor, chat, responses,
+    strict_schema,
+};
+use dive_openai_wire::{chat::Chat, responses::Responses};
 
 /// The provider name reported by the OpenAI clients and their errors.
 pub const PROVIDER: &str = "openai";
 /// The default API root.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// OpenAI as the vendor of a [`Client`]: `Client::<_, OpenAiVendor>::builder()` starts from
+/// [`profile`] (Responses: [`DEFAULT_MODEL`]; Chat Completions: [`DEFAULT_CHAT_MODEL`]).
+#[derive(Debug, Clone, Copy)]
+pub struct OpenAiVendor;
+
+impl Vendor<Responses> for OpenAiVendor {
+    fn profile() -> Profile {
+        profile()
+    }
+}
+
+impl Vendor<Chat> for OpenAiVendor {
+    fn profile() -> Profile {
+        profile().with_default_model(DEFAULT_CHAT_MODEL)
+    }
+}
+
+/// The OpenAI Responses API as an [`Llm`](dive_core::Llm): the default way to call OpenAI
+/// (`OpenAi::builder()`, default model [`DEFAULT_MODEL`]).
+pub type OpenAi = Client<Responses, OpenAiVendor>;
+
+/// Builds an [`OpenAi`] (Responses API) client.
+pub type OpenAiBuilder = Builder<OpenAi>;
+
+/// OpenAI's Chat Completions as an [`Llm`](dive_core::Llm) (`ChatCompletions::builder()`,
+/// default model [`DEFAULT_CHAT_MODEL`]).
+pub type ChatCompletions = Client<Chat, OpenAiVendor>;
+
+/// Builds a [`ChatCompletions`] client.
+pub type ChatCompletionsBuilder = Builder<ChatCompletions>;
+
+/// OpenAI's own wire behaviour: [`Dialect::openai`], with its reasoning models
+/// ([`is_reasoning_model`]) sent no sampling parameters.
+#[must_use]
+pub fn dialect() -> Dialect {
+    Dialect::openai().with_rejects_sampling(is_reasoning_model)
+}
+
+/// OpenAI itself as a [`Profile`]: `OPENAI_API_KEY`, `OPENAI_BASE_URL`, [`dialect`], the
+/// OpenAI catalog and default model.
+///
+/// ```
+/// let p = dive_openai::profile();
+/// assert_eq!((p.provider, p.api_key_env, p.default_model), ("openai", Some("OPENAI_API_KEY"), "gpt-6-luna"));
+/// ```
+#[must_use]
+pub fn profile() -> Profile {
+    Profile::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL)
+        .with_api_key_env("OPENAI_API_KEY")
+        .with_base_url_env("OPENAI_BASE_URL")
+        .with_catalog(model_info)
+        .with_dialect(dialect())
+}

@@ -1,6 +1,6 @@
 //! OpenRouter for Dive for Rust: any `org/model` id (`anthropic/claude-sonnet-5`,
 //! `meta-llama/llama-4-maverick`, `openrouter/auto`, …) through OpenRouter's Chat Completions
-//! endpoint (`https://openrouter.ai/api/v1`), built on `dive-openai`'s Chat Completions client
+//! endpoint (`https://openrouter.ai/api/v1`), built on `dive-openai-wire`'s Chat Completions client
 //! with an OpenRouter [`Profile`].
 //!
 //! What differs from OpenAI, and is handled here:
@@ -16,11 +16,11 @@
 //!   models. Models that send only `reasoning` text get a plain thinking block.
 //! - Keep-alive comments (`: OPENROUTER PROCESSING`) in streams are skipped by the SSE decoder.
 //! - App attribution: add the `HTTP-Referer` and `X-Title` headers with
-//!   [`header`](dive_openai::Builder::header).
+//!   [`header`](dive_openai_wire::Builder::header).
 //!
 //! `OPENROUTER_API_KEY` is required; `OPENROUTER_BASE_URL` overrides the endpoint.
 //!
-//! **Invariant:** the request is dive-openai's Chat Completions body for the same
+//! **Invariant:** the request is dive-openai-wire's Chat Completions body for the same
 //! [`ModelRequest`], changed only where OpenRouter differs.
 //!
 //! ```no_run
@@ -40,8 +40,8 @@
 mod catalog;
 
 use dive_core::{LlmError, ModelRequest, ReasoningEffort, ThinkingMode};
-use dive_openai::chat::ChatCompletionsBuilder;
-use dive_openai::{BodyHook, ChatCompletions, Dialect, Profile};
+use dive_openai_wire::chat::Chat;
+use dive_openai_wire::{BodyHook, Builder, Client, Dialect, Profile, Vendor};
 use serde_json::{Map, Value, json};
 
 pub use catalog::{DEFAULT_MODEL, MODELS, model_info};
@@ -51,8 +51,19 @@ pub const PROVIDER: &str = "openrouter";
 /// The default API root.
 pub const DEFAULT_BASE_URL: &str = "https://openrouter.ai/api/v1";
 
-/// The OpenRouter client: dive-openai's [`ChatCompletions`] with the OpenRouter [`profile`].
-pub type OpenRouter = ChatCompletions;
+/// OpenRouter as the vendor of a [`Client`]: `OpenRouter::builder()` starts from [`profile`].
+#[derive(Debug, Clone, Copy)]
+pub struct OpenRouterVendor;
+
+impl Vendor<Chat> for OpenRouterVendor {
+    fn profile() -> Profile {
+        profile()
+    }
+}
+
+/// The OpenRouter client: dive-openai-wire's Chat Completions [`Client`] with the OpenRouter
+/// [`profile`].
+pub type OpenRouter = Client<Chat, OpenRouterVendor>;
 
 /// `reasoning_effort` → `reasoning: {effort}`; a budget → `reasoning: {max_tokens}`; thinking
 /// disabled → `reasoning: {enabled: false}`; and usage accounting on.
@@ -109,8 +120,8 @@ pub fn profile() -> Profile {
 }
 
 /// A builder for an OpenRouter client (key, base URL, model, retry policy, headers…).
-pub fn builder() -> ChatCompletionsBuilder {
-    ChatCompletions::builder_for(profile())
+pub fn builder() -> Builder<OpenRouter> {
+    OpenRouter::builder()
 }
 
 /// A client from `OPENROUTER_API_KEY` and (optionally) `OPENROUTER_BASE_URL`.

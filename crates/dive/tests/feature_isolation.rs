@@ -34,15 +34,16 @@ fn set(names: &[&str]) -> BTreeSet<String> {
 const BASE: &[&str] = &["dive", "dive-agent", "dive-core"];
 
 /// Each provider feature and the `dive-*` crates it may add to [`BASE`]: the vendor's crate,
-/// the shared plumbing, and `dive-openai` for the vendors built on its wire code.
+/// the shared plumbing, and `dive-openai-wire` for the vendors speaking an OpenAI wire format
+/// (never `dive-openai`, OpenAI's own vendor crate, for another vendor).
 const PROVIDERS: &[(&str, &[&str])] = &[
     ("anthropic", &["dive-provider", "dive-anthropic"]),
-    ("openai", &["dive-provider", "dive-openai"]),
+    ("openai", &["dive-provider", "dive-openai-wire", "dive-openai"]),
     ("google", &["dive-provider", "dive-google"]),
     ("ollama", &["dive-provider", "dive-ollama"]),
-    ("mistral", &["dive-provider", "dive-openai", "dive-mistral"]),
-    ("openrouter", &["dive-provider", "dive-openai", "dive-openrouter"]),
-    ("grok", &["dive-provider", "dive-openai", "dive-grok"]),
+    ("mistral", &["dive-provider", "dive-openai-wire", "dive-mistral"]),
+    ("openrouter", &["dive-provider", "dive-openai-wire", "dive-openrouter"]),
+    ("grok", &["dive-provider", "dive-openai-wire", "dive-grok"]),
 ];
 
 /// The facade's provider features, read from its Cargo.toml: those that turn on `provider`.

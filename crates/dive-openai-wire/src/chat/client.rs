@@ -6,29 +6,20 @@ use serde_json::Value;
 use crate::chat::decode::decode_response;
 use crate::chat::encode::{ChatOptions, encode_request};
 use crate::chat::stream::ChatMapper;
-use crate::client::{Api, Client};
-use crate::profile::{Dialect, Profile};
-use crate::transport::Builder;
+use crate::client::{Api, Client, Compatible};
+use crate::dialect::Dialect;
 
 /// The Chat Completions API (marker type for [`Client`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Chat;
 
-/// Chat Completions as an [`Llm`](dive_core::Llm), for OpenAI ([`Client::builder`], default
-/// model [`DEFAULT_CHAT_MODEL`](crate::DEFAULT_CHAT_MODEL)) or an OpenAI-compatible vendor
-/// ([`Client::builder_for`] with its [`Profile`]).
-pub type ChatCompletions = Client<Chat>;
-
-/// Builds a [`ChatCompletions`] client.
-pub type ChatCompletionsBuilder = Builder<ChatCompletions>;
+/// Chat Completions as an [`Llm`](dive_core::Llm) for any OpenAI-compatible endpoint (base
+/// URL and key from the user, [`Compatible`]).
+pub type CompatibleChat = Client<Chat, Compatible>;
 
 impl Api for Chat {
     const PATH: &'static str = "/chat/completions";
     type Mapper = ChatMapper;
-
-    fn default_profile() -> Profile {
-        Profile::openai().with_default_model(crate::catalog::DEFAULT_CHAT_MODEL)
-    }
 
     fn encode(
         request: &ModelRequest,

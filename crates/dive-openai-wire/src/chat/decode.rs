@@ -4,7 +4,7 @@ use dive_core::{Content, Cost, ModelResponse, RefusalContent, ThinkingContent, T
 use serde_json::Value;
 
 use crate::chat::reasoning::{ChunkKind, content_chunks, detail_block};
-use crate::profile::Dialect;
+use crate::dialect::Dialect;
 use crate::wire::{count, parse_arguments, text};
 
 /// Converts a Chat Completions `usage` object. `prompt_tokens` includes cached tokens; Dive's
@@ -34,7 +34,7 @@ pub(crate) fn reasoning_text(v: &Value, dialect: &Dialect) -> Option<String> {
 /// Decodes a full `chat.completion` object (the first choice).
 ///
 /// ```
-/// use dive_openai::{Dialect, chat::decode_response};
+/// use dive_openai_wire::{Dialect, chat::decode_response};
 /// let r = decode_response(&serde_json::json!({"id": "c1", "model": "gpt-5.5", "choices": [{"index": 0,
 ///     "message": {"role": "assistant", "content": "Hi"}, "finish_reason": "stop"}]}), &Dialect::openai());
 /// assert_eq!((r.text_content().as_str(), r.stop_reason.as_str()), ("Hi", "stop"));

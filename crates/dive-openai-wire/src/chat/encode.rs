@@ -12,7 +12,7 @@ use dive_core::{
 use serde_json::{Map, Value, json};
 
 use crate::chat::reasoning::{stored_detail, thinking_chunk};
-use crate::profile::Dialect;
+use crate::dialect::Dialect;
 use crate::schema::strict_schema;
 use crate::wire::{arguments, has_media, media_url, result_text};
 
@@ -49,7 +49,7 @@ impl<'a> ChatOptions<'a> {
 ///
 /// ```
 /// use dive_core::{Message, ModelRequest};
-/// use dive_openai::{Dialect, chat::{ChatOptions, encode_request}};
+/// use dive_openai_wire::{Dialect, chat::{ChatOptions, encode_request}};
 /// let dialect = Dialect::openai();
 /// let body = encode_request(&ModelRequest::new(vec![Message::user("Hi")]).with_system("Be brief."),
 ///     &ChatOptions::new("gpt-5.5", &dialect));

@@ -7,7 +7,7 @@ mod encode;
 mod reasoning;
 mod stream;
 
-pub use client::{Chat, ChatCompletions, ChatCompletionsBuilder};
+pub use client::{Chat, CompatibleChat};
 pub use decode::{decode_response, decode_usage};
 pub use encode::{ChatOptions, encode_request};
 pub(crate) use encode::{finish_body, json_schema_spec};

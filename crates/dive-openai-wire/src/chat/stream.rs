@@ -22,7 +22,7 @@ use serde_json::{Map, Value, json};
 use crate::chat::decode::{decode_usage, reasoning_text};
 use crate::chat::reasoning::{ChunkKind, content_chunks, detail_metadata, detail_text, merge_fragment};
 use crate::events::{Events, Mapper};
-use crate::profile::Dialect;
+use crate::dialect::Dialect;
 use crate::wire::text;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -178,7 +178,7 @@ pub(crate) fn stop_reason(v: &Value, content: &[Content]) -> String {
 ///
 /// ```
 /// use serde_json::json;
-/// let r = dive_openai::responses::decode_response(&json!({"id": "resp_1", "model": "gpt-5.5",
+/// let r = dive_openai_wire::responses::decode_response(&json!({"id": "resp_1", "model": "gpt-5.5",
 ///     "status": "completed", "output": [{"type": "message", "id": "msg_1", "role": "assistant",
 ///     "status": "completed", "content": [{"type": "output_text", "text": "Hi", "annotations": []}]}],
 ///     "usage": {"input_tokens": 10, "output_tokens": 2}}));

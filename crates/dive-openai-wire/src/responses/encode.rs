@@ -16,9 +16,8 @@ use dive_core::{
 };
 use serde_json::{Map, Value, json};
 
-use crate::catalog::is_reasoning_model;
 use crate::chat::{finish_body, json_schema_spec};
-use crate::profile::Dialect;
+use crate::dialect::Dialect;
 use crate::schema::strict_schema;
 use crate::wire::{arguments, has_media, media_url, meta, result_text};
 
@@ -55,7 +54,7 @@ impl<'a> ResponsesOptions<'a> {
 ///
 /// ```
 /// use dive_core::{Message, ModelRequest};
-/// use dive_openai::{Dialect, responses::{ResponsesOptions, encode_request}};
+/// use dive_openai_wire::{Dialect, responses::{ResponsesOptions, encode_request}};
 /// let dialect = Dialect::openai();
 /// let body = encode_request(&ModelRequest::new(vec![Message::user("Hi")]).with_system("Be brief."),
 ///     &ResponsesOptions::new("gpt-4.1", &dialect));
@@ -90,7 +89,7 @@ pub fn encode_request(request: &ModelRequest, opts: &ResponsesOptions<'_>) -> Va
     if let Some(max) = request.max_tokens.or(opts.max_tokens) {
         body.insert("max_output_tokens".into(), json!(max));
     }
-    let reasoning_model = is_reasoning_model(model);
+    let reasoning_model = (opts.dialect.rejects_sampling)(model);
     // Reasoning models reject sampling parameters.
     if !reasoning_model {
         for (key, value) in [("temperature", request.temperature), ("top_p", request.top_p)] {

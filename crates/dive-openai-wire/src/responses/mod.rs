@@ -6,7 +6,7 @@ mod decode;
 mod encode;
 mod stream;
 
-pub use client::{OpenAi, OpenAiBuilder, Responses};
+pub use client::{CompatibleResponses, Responses};
 pub use decode::{decode_item, decode_response, decode_usage};
 pub use encode::{ResponsesOptions, encode_request};
 pub use stream::{ResponsesEvents, ResponsesMapper};
