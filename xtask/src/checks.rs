@@ -222,6 +222,16 @@ const FEATURELESS_TOOLS: &[&str] = &["xtask", "dive-examples"];
 /// Every crate built alone with each of its features alone, with no features, with its
 /// defaults and with all of them (`cargo hack check --each-feature`): a feature that only
 /// compiles next to another one fails here.
+/// The cargo-hack `check-features` runs (installed at this version when missing).
+const CARGO_HACK_VERSION: &str = "0.6.46";
+
+/// Packages `check-features` skips: automation and the example runner have no features and
+/// are built by `clippy` and `examples` already.
+const FEATURELESS_TOOLS: &[&str] = &["xtask", "dive-examples"];
+
+/// Every crate built alone with each of its features alone, with no features, with its
+/// defaults and with all of them (`cargo hack check --each-feature`): a feature that only
+/// compiles next to another one fails here.
 pub fn check_features() -> Result {
     ensure_cargo_hack()?;
     let mut args = vec!["hack", "check", "--workspace", "--each-feature", "--locked"];
@@ -257,6 +267,30 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(path);
         }
     }
+}
+
+/// Every Rust file of the workspace (`crates/`, `examples/`, `xtask/`).
+fn workspace_rust_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in ["crates", "examples", "xtask"] {
+        rust_files(&root().join(dir), &mut files);
+    }
+    files
+}
+
+/// Every comment line of a workspace Rust file that cites a document outside the repository,
+/// as `path:line: mark` (this check's own file, which names the marks, excepted).
+pub(crate) fn outside_citation_lines() -> Vec<String> {
+    let own = root().join("xtask").join("src").join("tidy.rs");
+    let mut found = Vec::new();
+    for file in workspace_rust_files().into_iter().filter(|f| *f != own) {
+        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        for (line, mark) in crate::tidy::outside_citations(&text) {
+            let shown = file.strip_prefix(root()).unwrap_or(&file).display().to_string();
+            found.push(format!("{shown}:{line}: cites {mark:?}"));
+        }
+    }
+    found
 }
 
 /// Every Rust file of the workspace (`crates/`, `examples/`, `xtask/`).

@@ -3,6 +3,7 @@
 mod checks;
 mod examples;
 mod interop;
+mod tidy;
 
 use std::process::ExitCode;
 
@@ -19,8 +20,9 @@ commands:
   interop-venv    build target/interop-venv with the pinned Python SDKs
   doc             cargo doc with -D warnings
   check-layers    dive-core's dependency allowlist and the crate layering
-  check-features  each crate builds alone; the facade with no and with each feature
-  tidy            every Rust file opens with a //! line";
+  check-features  cargo hack --each-feature: each crate alone, with each of its features alone
+                  (installs cargo-hack when missing)
+  tidy            every Rust file opens with a //! line; no comment cites an outside document";
 
 fn main() -> ExitCode {
     let command = std::env::args().nth(1).unwrap_or_default();
