@@ -19,7 +19,8 @@ pub use accumulator::{AccumulateError, ResponseAccumulator};
 pub use catalog::{ModelInfo, find_model};
 pub use event::{ContentDelta, MessageDelta, StreamEvent};
 pub use request::{
-    ContextEdit, McpServerConfig, ModelRequest, Prefill, Reasoning, ReasoningEffort, ReasoningSummary,
+    ContextEdit, McpServerConfig, ModelRequest, OptionKey, Prefill, ProviderOption, ProviderOptions, Reasoning,
+    ReasoningEffort, ReasoningSummary,
     ResponseFormat, Speed, ThinkingDisplay, ThinkingMode, ToolChoice,
 };
 pub use response::ModelResponse;

@@ -12,6 +12,10 @@ use crate::message::Message;
 use crate::secret::Secret;
 use crate::tool::ToolDefinition;
 
+mod options;
+
+pub use options::{OptionKey, ProviderOption, ProviderOptions};
+
 /// One request to a model.
 ///
 /// ```
@@ -98,6 +102,10 @@ pub struct ModelRequest {
     /// Free-form options for one provider, merged into its request body.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub provider_options: Map<String, Value>,
+    /// Typed options of one provider (see [`ProviderOption`]); a provider refuses an option
+    /// it cannot honour. Not serialized.
+    #[serde(skip)]
+    pub options: ProviderOptions,
 }
 
 impl ModelRequest {
@@ -146,6 +154,13 @@ impl ModelRequest {
     #[must_use]
     pub fn with_reasoning(mut self, reasoning: Reasoning) -> Self {
         self.reasoning = Some(reasoning);
+        self
+    }
+
+    /// Sets a typed provider option (see [`ProviderOption`]), replacing one of the same type.
+    #[must_use]
+    pub fn with_option<T: ProviderOption>(mut self, option: T) -> Self {
+        self.options.insert(option);
         self
     }
 
