@@ -130,56 +130,6 @@ impl ModelResponse {
         self
     }
 
-    /// A response that calls one tool: `id` is the call id the tool result must answer.
-    ///
-    /// ```
-    /// use dive_core::{ModelResponse, StopKind};
-    /// let r = ModelResponse::tool_use("call-1", "add", serde_json::json!({"a": 1, "b": 2}))
-    ///     .with_id("msg-1")
-    ///     .with_model("my-model");
-    /// assert_eq!(r.stop_kind(), StopKind::ToolUse);
-    /// assert_eq!(r.tool_uses().next().map(|c| c.name.as_str()), Some("add"));
-    /// ```
-    #[must_use]
-    pub fn tool_use(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
-        Self::tool_calls(vec![ToolUse::new(id, name, input)])
-    }
-
-    /// Sets the provider response id.
-    #[must_use]
-    pub fn with_id(mut self, id: impl Into<String>) -> Self {
-        self.id = id.into();
-        self
-    }
-
-    /// Sets the model that served the call.
-    #[must_use]
-    pub fn with_model(mut self, model: impl Into<String>) -> Self {
-        self.model = model.into();
-        self
-    }
-
-    /// Appends a content block (a text after a tool call, a thinking block, …).
-    #[must_use]
-    pub fn with_content(mut self, block: impl Into<Content>) -> Self {
-        self.content.push(block.into());
-        self
-    }
-
-    /// Sets the stop sequence that matched.
-    #[must_use]
-    pub fn with_stop_sequence(mut self, sequence: impl Into<String>) -> Self {
-        self.stop_sequence = Some(sequence.into());
-        self
-    }
-
-    /// Keeps a provider-specific extra under `key`.
-    #[must_use]
-    pub fn with_metadata(mut self, key: impl Into<String>, value: Value) -> Self {
-        self.metadata.insert(key.into(), value);
-        self
-    }
-
     /// Sets the raw stop reason.
     #[must_use]
     pub fn with_stop_reason(mut self, reason: impl Into<String>) -> Self {
