@@ -43,7 +43,7 @@ const CORE_ALLOWLIST: &[&str] = &[
 fn layer(name: &str) -> Option<u8> {
     Some(match name {
         "dive-core" => 0,
-        "dive-agent" | "dive-provider" => 10,
+        "dive-agent" | "dive-provider" | "dive-session-log" => 10,
         n if n.ends_with("-wire") && n.starts_with("dive-") => 15,
         "dive" => 30,
         "dive-cli" => 40,
@@ -359,5 +359,15 @@ mod tests {
         assert!(edge_problem("dive-provider", "dive-openai-wire").is_some());
         assert!(edge_problem("dive-session", "dive-test").is_some());
         assert_eq!(edge_problem("dive-cli", "dive-test"), None);
+    }
+
+    #[test]
+    fn every_store_builds_on_the_write_rules_never_the_reverse() {
+        assert_eq!(edge_problem("dive-session", "dive-session-log"), None);
+        assert_eq!(
+            edge_problem("dive-session-log", "dive-session").as_deref(),
+            Some("dive-session-log (layer 1) depends on dive-session (layer 2)")
+        );
+        assert!(edge_problem("dive-session-log", "dive-agent").is_some(), "the rules sit beside the engine");
     }
 }

@@ -3,7 +3,7 @@
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
-use dive_core::{Hooks, Llm, REMINDER_PRIMING_RULE, Response, Session, Tool, Toolset, Tracer};
+use dive_core::{Hooks, Llm, Response, Session, Tool, Toolset, Tracer};
 
 use crate::builder::AgentBuilder;
 use crate::error::AgentError;
@@ -165,13 +165,12 @@ impl Agent {
         *self.inner.system_prompt.write().unwrap_or_else(PoisonError::into_inner) = prompt.into();
     }
 
-    /// The system prompt as sent: the base prompt, extension rules, then the reminder
-    /// priming rule.
+    /// The system prompt as sent: the base prompt, then extension rules. A request that holds
+    /// reminders also gets [`REMINDER_PRIMING_RULE`](crate::REMINDER_PRIMING_RULE) after them.
     #[must_use]
     pub fn effective_system_prompt(&self) -> String {
         let mut parts = vec![self.system_prompt()];
         parts.extend(self.inner.rules.iter().cloned());
-        parts.push(REMINDER_PRIMING_RULE.to_owned());
         parts.retain(|p| !p.trim().is_empty());
         parts.join("\n\n")
     }
@@ -184,23 +183,6 @@ impl Agent {
     /// ended early (cancelled, model failure, hook abort, fatal tool error, save failure…).
     pub async fn run(&self, options: impl Into<RunOptions>) -> Result<Response, AgentError> {
         crate::run::run(self.clone(), options.into(), None).await
-    }
-
-    /// Closes the suspended turn of a session (or of `options.resume` for a stateless caller)
-    /// without a model call: finished calls keep their results, pending calls are recorded as
-    /// unknown, the outcome is `canceled`, and the turn is saved.
-    ///
-    /// # Errors
-    /// [`Rejection::NoSuspendedTurn`](crate::Rejection::NoSuspendedTurn) when nothing is
-    /// suspended; session errors.
-    pub async fn cancel_suspended_turn(
-        &self,
-        options: impl Into<RunOptions>,
-    ) -> Result<Response, AgentError> {
-        let mut options = options.into();
-        options.cancel_suspended = true;
-        options.tool_results.clear();
-        crate::run::run(self.clone(), options, None).await
     }
 
     /// Runs one turn and streams every item as it happens, raw model events included. The

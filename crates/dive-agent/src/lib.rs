@@ -32,11 +32,11 @@
 //! | Item | What it is |
 //! |---|---|
 //! | [`Agent`], [`AgentBuilder`] | the agent and every option it takes |
-//! | [`RunOptions`] | one invocation: input, session, values, callbacks, cancellation |
+//! | [`RunInput`] | what an invocation does: new input, resume, continue, cancel the suspended turn |
+//! | [`RunOptions`] | one invocation: its input, session, values, callbacks, cancellation |
 //! | [`ResponseStream`] | a run as a stream of `ResponseItem`s |
 //! | [`ModelSettings`] | model options applied to every request |
 //! | [`AgentError`], [`TurnError`], [`TurnFailure`] | typed failures, with the turn's response |
-//! | [`lock_session`] | the in-process session lock runs take |
 //! | [`await_background_tasks`] | waiting for tools' background work |
 #![deny(missing_docs)]
 
@@ -45,12 +45,15 @@ mod background;
 mod builder;
 mod emit;
 mod error;
+mod input;
 mod lock;
 mod options;
 mod run;
+mod runtime;
 mod settings;
 mod stream;
 mod suggest;
+mod texts;
 mod validate;
 
 pub use agent::{Agent, ClaimOptions};
@@ -60,9 +63,10 @@ pub use builder::{
     DEFAULT_TOOL_ITERATION_LIMIT,
 };
 pub use error::{AgentError, Rejection, TurnError, TurnFailure};
-pub use lock::{SessionLock, lock_session};
-pub use options::{EventCallback, ResumeRequest, RunOptions};
+pub use input::{ResumeRequest, RunInput};
+pub use options::{EventCallback, RunOptions};
 pub use run::TURN_CONTINUE_REMINDER;
 pub use settings::ModelSettings;
 pub use stream::ResponseStream;
+pub use texts::{REMINDER_PRIMING_RULE, TOOL_CALL_NOT_RUN_TEXT};
 pub use tokio_util::sync::CancellationToken;

@@ -11,6 +11,7 @@
 //! | [`turn`] | [`Turn`], [`TurnOutcome`], tool-call states, suspension |
 //! | [`response`] | [`Response`], [`ResponseItem`], [`ToolCallResult`], [`ModelCallRecord`] |
 //! | [`session`] | [`Session`], [`TurnStore`], [`SessionClaimer`], [`SessionHistory`], [`SessionStore`] |
+//! | [`capabilities`] | [`StoreCapabilities`]: what a store declares it can do |
 //! | [`session_event`] | [`SessionDocument`] (the full record and export format), [`SessionEvent`], [`Compaction`] |
 //! | [`reminder`] | typed runtime context for the model |
 //! | [`trace`], [`memory`] | [`Tracer`]; [`Embedder`], [`VectorStore`], memories, [`WritePolicy`] |
@@ -60,6 +61,7 @@ pub use serde_json;
 
 pub mod background;
 pub mod cancel;
+pub mod capabilities;
 pub mod error;
 pub mod future;
 pub mod hook;
@@ -73,6 +75,7 @@ pub mod run;
 pub mod secret;
 pub mod session;
 pub mod session_event;
+pub mod session_lock;
 pub mod time;
 pub mod tool;
 pub mod trace;
@@ -80,6 +83,7 @@ pub mod turn;
 
 pub use background::{BackgroundTaskCompleter, BackgroundTaskHandle};
 pub use cancel::SoftCancel;
+pub use capabilities::StoreCapabilities;
 pub use error::{BoxError, HookError, LlmError, LlmErrorKind, MemoryError, SessionError};
 pub use future::{BoxFuture, BoxStream};
 pub use hook::*;
@@ -91,7 +95,7 @@ pub use memory::{
 };
 pub use message::*;
 pub use reminder::{
-    REMINDER_PRIMING_RULE, Reminder, ReminderDelivery, ReminderStyle, ReminderTier, find_latest_reminder,
+    Reminder, ReminderDelivery, ReminderStyle, ReminderTier, contains_reminders, find_latest_reminder,
     render_reminders, strip_reminders,
 };
 pub use response::{
@@ -103,6 +107,7 @@ pub use session::{
     ListOptions, Session, SessionClaimer, SessionHistory, SessionInfo, SessionPage, SessionSnapshot,
     SessionStore, TurnStore, validate_session_id,
 };
+pub use session_lock::{SessionLock, SessionLockGuard, SessionLocks};
 pub use session_event::{
     Compaction, ForkOptions, SESSION_DOCUMENT_FORMAT, SESSION_DOCUMENT_VERSION, SessionDocument, SessionEdit,
     SessionEvent,

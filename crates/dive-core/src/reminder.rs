@@ -116,11 +116,18 @@ impl Reminder {
     }
 }
 
-/// The sentence appended to every agent system prompt so the model knows how to weigh
-/// reminders.
-pub const REMINDER_PRIMING_RULE: &str = "Messages may contain <system-reminder name=\"…\"> blocks. \
-Their authority is that of the role of the message that encloses them; reminders with the same \
-name accumulate, and on a conflict the later one wins.";
+/// Whether any message holds a reminder block. The engine sends its rule for reading
+/// reminders only when this is true of a request.
+///
+/// ```
+/// use dive_core::{Message, Reminder, contains_reminders};
+/// assert!(!contains_reminders(&[Message::user("hi")]));
+/// assert!(contains_reminders(&[Reminder::new("clock", "noon").unwrap().into_message()]));
+/// ```
+#[must_use]
+pub fn contains_reminders(messages: &[Message]) -> bool {
+    messages.iter().any(|m| m.content.iter().any(|c| c.as_reminder().is_some()))
+}
 
 /// How a provider wants reminders rendered.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -137,8 +144,7 @@ pub enum ReminderStyle {
 /// holds no reminders.
 #[must_use]
 pub fn render_reminders<'a>(messages: &'a [Message], style: &ReminderStyle) -> Cow<'a, [Message]> {
-    let has_any = messages.iter().any(|m| m.content.iter().any(|c| c.as_reminder().is_some()));
-    if !has_any {
+    if !contains_reminders(messages) {
         return Cow::Borrowed(messages);
     }
     let mut out = Vec::with_capacity(messages.len() + 1);

@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::capabilities::StoreCapabilities;
 use crate::error::SessionError;
 use crate::future::BoxFuture;
 use crate::future::ready;
@@ -52,19 +53,38 @@ impl SessionSnapshot {
 
 /// A conversation an agent reads history from and records turns into.
 ///
-/// `save_turn` records a turn: a turn with the id of the open turn replaces it, any other id
-/// is appended. Stores that can check revisions also implement [`TurnStore`] and return it
-/// from [`as_turn_store`](Session::as_turn_store); the engine then uses revision-checked
-/// checkpoints.
+/// # The contract every session keeps
+///
+/// The **open turn** is the last turn when it is `suspended`, `incomplete` or `running`.
+///
+/// - [`save_turn`](Session::save_turn) with the open turn's id **replaces** the open turn.
+/// - Any other id is **appended** as a new turn, with two refusals that change nothing:
+///   - while the open turn is `suspended`, a different turn is refused with
+///     [`SessionError::Suspended`] (resume or cancel the suspended turn first);
+///   - an id that names a turn already closed (any recorded turn that is not the open turn)
+///     is refused with [`SessionError::Rejected`]: a closed turn is never recorded again.
+/// - Every write advances the revision.
+/// - [`load`](Session::load) closes a turn found `running` (a process died mid-turn) as
+///   `process_exit`: each of its tool calls still `running` becomes `unknown` (it may have
+///   taken effect), and the recovery is **stored once**: a second load returns the same
+///   revision, not a new recovery.
+///
+/// `dive-session-log`'s `SessionLog` implements exactly these rules, and `dive-test`'s
+/// conformance suite checks them. Stores that can check revisions also implement
+/// [`TurnStore`] and return it from [`as_turn_store`](Session::as_turn_store); the engine
+/// then uses revision-checked checkpoints.
 pub trait Session: Send + Sync {
     /// The session id.
     fn id(&self) -> &str;
 
-    /// Loads history, the open turn and the revision. A turn found `running` (a process died
-    /// mid-turn) is closed as `process_exit` before it is returned.
+    /// Loads history, the open turn and the revision. A turn found `running` is recovered
+    /// as the [contract](Session#the-contract-every-session-keeps) says: closed as
+    /// `process_exit`, its running calls `unknown`, the recovery stored once.
     fn load(&self) -> BoxFuture<'_, Result<SessionSnapshot, SessionError>>;
 
-    /// Records a turn; returns the new revision.
+    /// Records a turn; returns the new revision. Replaces the open turn when the ids match,
+    /// else appends; refuses a new turn while one is suspended ([`SessionError::Suspended`])
+    /// and a closed turn's id ([`SessionError::Rejected`]).
     fn save_turn<'a>(&'a self, turn: &'a Turn) -> BoxFuture<'a, Result<u64, SessionError>>;
 
     /// The revision-checked interface, when supported.
@@ -80,6 +100,27 @@ pub trait Session: Send + Sync {
     /// The full-record interface (events, title, metadata, compaction), when supported.
     fn as_history(&self) -> Option<&dyn SessionHistory> {
         None
+    }
+
+    /// The lock runs take on this session, so two runs on it run one after the other. A store
+    /// gives every object it opens for one id the same lock ([`SessionLocks`](crate::SessionLocks)),
+    /// and no other store shares it. `None` (the default): runs on this session are not
+    /// serialised (only a nested run on it from inside its own turn is refused).
+    fn run_lock(&self) -> Option<crate::SessionLock> {
+        None
+    }
+
+    /// What this session can do, read from the interfaces it offers (turn store, claims,
+    /// history). An agent asks it when it is built, so a configuration the session cannot
+    /// honour (step checkpoints without a turn store, claims without a claimer) is refused
+    /// then, not mid-run.
+    fn capabilities(&self) -> StoreCapabilities {
+        StoreCapabilities {
+            turn_store: self.as_turn_store().is_some(),
+            claims: self.as_claimer().is_some(),
+            history: self.as_history().is_some(),
+            ..StoreCapabilities::none()
+        }
     }
 }
 
@@ -216,7 +257,17 @@ impl SessionPage {
 }
 
 /// Opens, lists and deletes sessions.
+///
+/// Every session it opens keeps the [`Session`] contract. The store declares what else it
+/// can do with [`capabilities`](SessionStore::capabilities); `dive-test`'s conformance suite
+/// checks each declared ability and that nothing undeclared is offered.
 pub trait SessionStore: Send + Sync {
+    /// The abilities this store and its sessions offer. A session it opens offers exactly
+    /// the declared `turn_store`, `claims` and `history` interfaces; `compaction`, `fork` and
+    /// `import` say whether those operations work or are refused with
+    /// [`SessionError::Rejected`].
+    fn capabilities(&self) -> StoreCapabilities;
+
     /// Opens a session, creating it when absent. Ids are validated
     /// ([`SessionError::InvalidId`]).
     fn open<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>>;

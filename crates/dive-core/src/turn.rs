@@ -534,7 +534,8 @@ impl Turn {
 /// ```
 /// use dive_core::{Message, OutcomeReason, TurnOutcome, find_turn_outcome, outcome_reminder};
 /// let outcome = TurnOutcome::new(OutcomeReason::OutputLimit, vec![]);
-/// let history = vec![Message::user("hi"), outcome_reminder(&outcome).into_message()];
+/// let note = outcome_reminder(&outcome, "The previous turn did not finish.");
+/// let history = vec![Message::user("hi"), note.into_message()];
 /// assert_eq!(find_turn_outcome(&history), Some(outcome));
 /// ```
 #[must_use]
@@ -544,28 +545,11 @@ pub fn find_turn_outcome(messages: &[Message]) -> Option<TurnOutcome> {
     serde_json::from_value(details.get("outcome")?.clone()).ok()
 }
 
-/// The reminder that records an incomplete turn's outcome in history: text for the model,
-/// the structured outcome in its details.
+/// The operator-tier reminder that records an incomplete turn's outcome in history: `text`
+/// for the model (the engine words it), the structured outcome in its details, where
+/// [`find_turn_outcome`] reads it back.
 #[must_use]
-pub fn outcome_reminder(outcome: &TurnOutcome) -> crate::reminder::Reminder {
-    let reason = serde_json::to_value(&outcome.reason).ok().and_then(|v| v.as_str().map(str::to_owned));
-    let reason = reason.unwrap_or_else(|| "unknown".into());
-    let mut text = format!("The previous turn did not finish (reason: {reason}).");
-    if let Some(error) = &outcome.error {
-        text.push_str(&format!(" Error: {error}."));
-    }
-    let unknown: Vec<&str> = outcome
-        .tool_calls
-        .iter()
-        .filter(|c| c.state == ToolCallState::Unknown)
-        .map(|c| c.name.as_str())
-        .collect();
-    if !unknown.is_empty() {
-        text.push_str(&format!(
-            " These tool calls may have taken effect without a recorded result: {}. Check before repeating them.",
-            unknown.join(", ")
-        ));
-    }
+pub fn outcome_reminder(outcome: &TurnOutcome, text: impl Into<String>) -> crate::reminder::Reminder {
     let mut details = Map::new();
     if let Ok(v) = serde_json::to_value(outcome) {
         details.insert("outcome".into(), v);
@@ -573,7 +557,7 @@ pub fn outcome_reminder(outcome: &TurnOutcome) -> crate::reminder::Reminder {
     crate::reminder::Reminder {
         name: OUTCOME_REMINDER_NAME.to_owned(),
         tier: crate::reminder::ReminderTier::Operator,
-        content: text,
+        content: text.into(),
         details: Some(details),
     }
 }

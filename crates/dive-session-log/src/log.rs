@@ -10,14 +10,24 @@ use dive_core::{
 /// A session's document with the rules for changing it.
 ///
 /// - the **open turn** is the last event when it is a suspended, incomplete or running turn;
-/// - recording a turn with the open turn's id replaces it; any other id is appended (refused
-///   while the open turn is suspended; re-recording a closed turn is a conflict);
+/// - recording a turn with the open turn's id replaces it; any other id is appended, except
+///   while the open turn is suspended ([`SessionError::Suspended`]) and for the id of a turn
+///   already closed ([`SessionError::Rejected`]);
 /// - the revision advances on every write (turns, compactions, edits);
-/// - a turn found `running` on load is closed as `process_exit`.
+/// - a turn found `running` on load is closed as `process_exit`, its running calls
+///   `unknown` ([`recover_running_turn`](Self::recover_running_turn); the store persists it
+///   once).
+///
+/// The document is private: read it with [`document`](Self::document), change it only
+/// through the rules.
+///
+/// ```compile_fail
+/// let mut log = dive_session_log::SessionLog::new("chat");
+/// log.doc.events.clear(); // the document is not reachable: only the rules change it
+/// ```
 #[derive(Debug, Clone)]
 pub struct SessionLog {
-    /// The session.
-    pub doc: SessionDocument,
+    doc: SessionDocument,
 }
 
 impl SessionLog {
@@ -33,15 +43,50 @@ impl SessionLog {
     /// The validation error.
     pub fn import(document: &SessionDocument) -> Result<Self, SessionError> {
         document.validate()?;
-        let mut doc = document.clone();
-        doc.revision = doc.revision.max(doc.events.iter().map(SessionEvent::revision).max().unwrap_or(0));
-        doc.refresh_info();
-        Ok(Self { doc })
+        Ok(Self::from_stored(document.clone()))
     }
 
-    /// The error an import into an existing session gets.
-    pub(crate) fn exists_error(id: &str) -> SessionError {
+    /// A log over a document read back from the store's own storage: trusted as written
+    /// (use [`import`](Self::import) for documents from elsewhere), its summary refreshed
+    /// from its events and its revision at least that of its last event.
+    #[must_use]
+    pub fn from_stored(mut document: SessionDocument) -> Self {
+        document.revision =
+            document.revision.max(document.events.iter().map(SessionEvent::revision).max().unwrap_or(0));
+        document.refresh_info();
+        Self { doc: document }
+    }
+
+    /// The error an import into an existing session gets: a store refuses to overwrite.
+    #[must_use]
+    pub fn exists_error(id: &str) -> SessionError {
         SessionError::Rejected(format!("session {id:?} already exists; delete it before importing"))
+    }
+
+    /// The session id.
+    #[must_use]
+    pub fn id(&self) -> &str {
+        &self.doc.info.id
+    }
+
+    /// The session as it stands (for reads, exports and writing it to storage).
+    #[must_use]
+    pub fn document(&self) -> &SessionDocument {
+        &self.doc
+    }
+
+    /// The session's document, for a store that hands it over whole.
+    #[must_use]
+    pub fn into_document(self) -> SessionDocument {
+        self.doc
+    }
+
+    /// [`Session::load`](dive_core::Session::load) by the rules: recovers a turn left
+    /// `running`, then returns the snapshot and whether the recovery changed the log (the
+    /// store then persists it, so recovery is stored once).
+    pub fn load(&mut self) -> (SessionSnapshot, bool) {
+        let recovered = self.recover_running_turn();
+        (self.snapshot(), recovered)
     }
 
     /// The current revision.
@@ -207,8 +252,12 @@ impl SessionLog {
     }
 }
 
-/// One page of `infos` for `options`: filtered by suspension, most recently updated first.
-pub(crate) fn page_of(infos: impl IntoIterator<Item = SessionInfo>, options: &ListOptions) -> SessionPage {
+/// One page of `infos` for `options`: filtered by suspension, most recently updated first
+/// (ties by id), then `offset` and `limit` applied. What [`SessionStore::list`] returns.
+///
+/// [`SessionStore::list`]: dive_core::SessionStore::list
+#[must_use]
+pub fn page_of(infos: impl IntoIterator<Item = SessionInfo>, options: &ListOptions) -> SessionPage {
     let mut infos: Vec<_> =
         infos.into_iter().filter(|i| options.suspended.is_none_or(|want| i.suspended == want)).collect();
     infos.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));

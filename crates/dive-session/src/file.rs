@@ -30,15 +30,15 @@ use std::time::{Duration, SystemTime};
 
 use dive_core::{
     BoxFuture, ListOptions, Session, SessionClaimer, SessionDocument, SessionEdit, SessionError,
-    SessionEvent, SessionHistory, SessionInfo, SessionPage, SessionSnapshot, SessionStore, Turn, TurnStatus,
-    TurnStore, future::ready, validate_session_id,
+    SessionEvent, SessionHistory, SessionInfo, SessionPage, SessionSnapshot, SessionStore, StoreCapabilities, Turn,
+    TurnStatus, TurnStore, future::ready, validate_session_id,
 };
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use crate::claim::ClaimFiles;
-use crate::log::{SessionLog, page_of};
+use dive_session_log::{SessionLog, page_of};
 use crate::os_lock::OsLock;
 
 /// The header `version` this library writes and the newest it reads.
@@ -105,6 +105,7 @@ impl FileStore {
             held_claim: Mutex::new(None),
             os_lock,
             state: Mutex::new(state),
+            run_lock: dive_core::SessionLock::new(),
         });
         live.insert(id.to_owned(), Arc::clone(&session));
         Ok(session)
@@ -112,7 +113,7 @@ impl FileStore {
 
     fn import_sync(&self, document: &SessionDocument) -> Result<Arc<FileSession>, SessionError> {
         let log = SessionLog::import(document)?;
-        let id = log.doc.info.id.clone();
+        let id = log.id().to_owned();
         let session = self.open_sync(&id)?;
         {
             let mut state = session.lock();
@@ -197,7 +198,8 @@ fn read_file(path: &Path) -> Result<(FileState, bool), SessionError> {
     let seen = Fingerprint::of(path)?;
     let ends_clean = text.ends_with('\n');
     let lines: Vec<&str> = text.lines().collect();
-    let mut state: Option<FileState> = None;
+    let mut doc: Option<SessionDocument> = None;
+    let mut foreign = Vec::new();
     let mut heal = false;
     for (i, line) in lines.iter().enumerate() {
         let number = i + 1;
@@ -215,7 +217,7 @@ fn read_file(path: &Path) -> Result<(FileState, bool), SessionError> {
         if last && !ends_clean {
             heal = true; // complete but missing its newline: keep and heal
         }
-        let Some(s) = state.as_mut() else {
+        let Some(doc) = doc.as_mut() else {
             if head.line_type != "header" {
                 return Err(corrupt(path, number, "the first line is not a session header"));
             }
@@ -228,21 +230,20 @@ fn read_file(path: &Path) -> Result<(FileState, bool), SessionError> {
                 ));
             }
             let info: SessionInfo = payload(path, number, line, "header")?;
-            let mut log = SessionLog::new(info.id.clone());
-            log.doc.info = info;
-            log.doc.revision = head.revision.unwrap_or(0);
-            state = Some(FileState { log, foreign: Vec::new(), seen });
+            let mut header = SessionDocument::new(info.id.clone());
+            header.info = info;
+            header.revision = head.revision.unwrap_or(0);
+            doc = Some(header);
             continue;
         };
         let event = match head.line_type.as_str() {
             "turn" | "step" => SessionEvent::Turn(payload(path, number, line, "turn")?),
             "compaction" => SessionEvent::Compaction(payload(path, number, line, "compaction")?),
             _ => {
-                s.foreign.push((s.log.doc.events.len(), (*line).to_owned()));
+                foreign.push((doc.events.len(), (*line).to_owned()));
                 continue;
             }
         };
-        let doc = &mut s.log.doc;
         doc.revision = doc.revision.max(event.revision());
         // A record whose id is already there replaces it (step checkpoints, later versions).
         let same = |e: &SessionEvent| e.id() == event.id();
@@ -254,9 +255,8 @@ fn read_file(path: &Path) -> Result<(FileState, bool), SessionError> {
             },
         }
     }
-    let mut state = state.ok_or_else(|| corrupt(path, 1, "the file has no session header"))?;
-    state.log.doc.refresh_info();
-    Ok((state, heal))
+    let doc = doc.ok_or_else(|| corrupt(path, 1, "the file has no session header"))?;
+    Ok((FileState { log: SessionLog::from_stored(doc), foreign, seen }, heal))
 }
 
 /// The fields of a line other than its payload (which is skipped unparsed).
@@ -290,8 +290,8 @@ fn header_line(state: &FileState) -> Result<String, SessionError> {
     Ok(serde_json::to_string(&json!({
         "line_type": "header",
         "version": FILE_VERSION,
-        "revision": state.log.doc.revision,
-        "data": state.log.doc.info,
+        "revision": state.log.revision(),
+        "data": state.log.info(),
     }))?)
 }
 
@@ -314,7 +314,7 @@ fn event_line(event: &SessionEvent, step: bool) -> Result<String, SessionError> 
 fn rewrite(path: &Path, state: &FileState) -> Result<Fingerprint, SessionError> {
     let mut text = header_line(state)?;
     text.push('\n');
-    let events = &state.log.doc.events;
+    let events = &state.log.document().events;
     for (i, event) in events.iter().enumerate() {
         for (_, line) in state.foreign.iter().filter(|(at, _)| *at == i) {
             text.push_str(line);
@@ -363,6 +363,8 @@ pub struct FileSession {
     /// Held across every check-and-write (and every re-read), so store instances in other
     /// processes never interleave with ours.
     os_lock: OsLock,
+    /// Runs on this session serialise (the store keeps one object per live id).
+    run_lock: dive_core::SessionLock,
     state: Mutex<FileState>,
 }
 
@@ -400,11 +402,11 @@ impl FileSession {
         let mut state = self.lock();
         let _held = self.os_lock.hold()?;
         self.sync_from_disk(&mut state, true)?;
-        let before = state.log.doc.events.len();
-        let last_was_running = state.log.doc.open_turn_is(TurnStatus::Running);
-        let last_id = state.log.doc.events.last().map(|e| e.id().to_owned());
+        let before = state.log.document().events.len();
+        let last_was_running = state.log.has_running_turn();
+        let last_id = state.log.document().events.last().map(|e| e.id().to_owned());
         let revision = apply(&mut state.log)?;
-        let events = &state.log.doc.events;
+        let events = &state.log.document().events;
         let exists = state.seen.is_some();
         let persist = match events.last() {
             Some(_) if exists && events.len() == before + 1 => Persist::Append { step: false },
@@ -437,7 +439,7 @@ impl FileSession {
     }
 
     fn append(&self, state: &FileState, step: bool) -> Result<Fingerprint, SessionError> {
-        let Some(event) = state.log.doc.events.last() else {
+        let Some(event) = state.log.document().events.last() else {
             return Err(corrupt(&self.path, 0, "nothing to append"));
         };
         let line = event_line(event, step)?;
@@ -460,6 +462,10 @@ impl FileSession {
 impl Session for FileSession {
     fn id(&self) -> &str {
         &self.id
+    }
+
+    fn run_lock(&self) -> Option<dive_core::SessionLock> {
+        Some(self.run_lock.clone())
     }
 
     fn load(&self) -> BoxFuture<'_, Result<SessionSnapshot, SessionError>> {
@@ -495,7 +501,7 @@ impl Session for FileSession {
 
 impl SessionHistory for FileSession {
     fn document(&self) -> BoxFuture<'_, Result<SessionDocument, SessionError>> {
-        ready(self.read(|log| log.doc.clone()))
+        ready(self.read(|log| log.document().clone()))
     }
 
     fn edit<'a>(
@@ -536,6 +542,10 @@ impl TurnStore for FileSession {
 }
 
 impl SessionStore for FileStore {
+    fn capabilities(&self) -> StoreCapabilities {
+        StoreCapabilities::all()
+    }
+
     fn open<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
         ready(self.open_sync(id).map(|s| s as Arc<dyn Session>))
     }

@@ -10,7 +10,9 @@
 //! sessions implement [`Session`](dive_core::Session), [`TurnStore`](dive_core::TurnStore)
 //! (revision-checked checkpoints), [`SessionClaimer`](dive_core::SessionClaimer) and
 //! [`SessionHistory`](dive_core::SessionHistory) (events, compaction, title, metadata). They
-//! share one set of write rules, [`SessionLog`], and pass `dive-test`'s conformance suite.
+//! share one set of write rules, [`SessionLog`] (from the `dive-session-log` crate, re-exported
+//! here), declare their [`StoreCapabilities`](dive_core::StoreCapabilities) and pass
+//! `dive-test`'s conformance suite.
 //!
 //! **Invariant:** a store never loses a write it reported as saved and never overwrites data
 //! it could not read: corruption is a typed [`SessionError::Corrupt`](dive_core::SessionError)
@@ -37,7 +39,6 @@
 
 mod claim;
 mod file;
-mod log;
 mod memory;
 mod os_lock;
 #[cfg(feature = "sqlite")]
@@ -45,7 +46,7 @@ mod os_lock;
 pub mod sqlite;
 
 pub use file::{FileSession, FileStore};
-pub use log::SessionLog;
+pub use dive_session_log::{SessionLog, page_of};
 pub use memory::{MemorySession, MemoryStore};
 #[cfg(feature = "sqlite")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]

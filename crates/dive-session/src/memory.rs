@@ -7,10 +7,10 @@ use std::time::Duration;
 use dive_core::{
     BoxFuture, ListOptions, Session, SessionClaimer, SessionDocument, SessionEdit, SessionError,
     SessionHistory, SessionPage, SessionSnapshot, SessionStore, Timestamp, Turn, TurnStore, future::ready,
-    validate_session_id,
+    StoreCapabilities, validate_session_id,
 };
 
-use crate::log::{SessionLog, page_of};
+use dive_session_log::{SessionLog, page_of};
 
 #[derive(Debug)]
 struct State {
@@ -24,6 +24,8 @@ struct State {
 pub struct MemorySession {
     id: String,
     state: Arc<Mutex<State>>,
+    /// Shared by every clone (a store hands out clones), so runs on this session serialise.
+    run_lock: dive_core::SessionLock,
 }
 
 impl MemorySession {
@@ -31,7 +33,11 @@ impl MemorySession {
     #[must_use]
     pub fn new(id: impl Into<String>) -> Self {
         let id = id.into();
-        Self { state: Arc::new(Mutex::new(State { log: SessionLog::new(id.clone()), claim: None })), id }
+        Self {
+            state: Arc::new(Mutex::new(State { log: SessionLog::new(id.clone()), claim: None })),
+            id,
+            run_lock: dive_core::SessionLock::new(),
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -51,13 +57,17 @@ impl MemorySession {
     }
 
     fn from_log(log: SessionLog) -> Self {
-        Self { id: log.doc.info.id.clone(), state: Arc::new(Mutex::new(State { log, claim: None })) }
+        Self {
+            id: log.id().to_owned(),
+            state: Arc::new(Mutex::new(State { log, claim: None })),
+            run_lock: dive_core::SessionLock::new(),
+        }
     }
 }
 
 impl SessionHistory for MemorySession {
     fn document(&self) -> BoxFuture<'_, Result<SessionDocument, SessionError>> {
-        ready(Ok(self.lock().log.doc.clone()))
+        ready(Ok(self.lock().log.document().clone()))
     }
 
     fn edit<'a>(
@@ -74,10 +84,12 @@ impl Session for MemorySession {
         &self.id
     }
 
+    fn run_lock(&self) -> Option<dive_core::SessionLock> {
+        Some(self.run_lock.clone())
+    }
+
     fn load(&self) -> BoxFuture<'_, Result<SessionSnapshot, SessionError>> {
-        let mut state = self.lock();
-        state.log.recover_running_turn();
-        ready(Ok(state.log.snapshot()))
+        ready(Ok(self.lock().log.load().0))
     }
 
     fn save_turn<'a>(&'a self, turn: &'a Turn) -> BoxFuture<'a, Result<u64, SessionError>> {
@@ -153,6 +165,10 @@ impl MemoryStore {
 }
 
 impl SessionStore for MemoryStore {
+    fn capabilities(&self) -> StoreCapabilities {
+        StoreCapabilities::all()
+    }
+
     fn open<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
         let result = validate_session_id(id).map(|()| {
             let session = self.lock().entry(id.to_owned()).or_insert_with(|| MemorySession::new(id)).clone();
@@ -177,7 +193,7 @@ impl SessionStore for MemoryStore {
     ) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
         let result = SessionLog::import(document).and_then(|log| {
             let mut sessions = self.lock();
-            let id = log.doc.info.id.clone();
+            let id = log.id().to_owned();
             if sessions.get(&id).is_some_and(|s| s.revision() > 0) {
                 return Err(SessionLog::exists_error(&id));
             }

@@ -5,13 +5,13 @@ mod common;
 
 use dive_core::{Message, SessionError, SessionStore, Turn};
 use dive_session::FileStore;
-use dive_test::conformance::{Capabilities, session_store_conformance};
+use dive_test::conformance::session_store_conformance;
 use futures::executor::block_on;
 
 #[test]
 fn file_store_passes_the_conformance_suite() {
     let dirs: std::cell::RefCell<Vec<tempfile::TempDir>> = Default::default();
-    let report = block_on(session_store_conformance(Capabilities::all(), || {
+    let report = block_on(session_store_conformance(|| {
         let dir = tempfile::tempdir().unwrap();
         let store = FileStore::new(dir.path()).unwrap();
         dirs.borrow_mut().push(dir);

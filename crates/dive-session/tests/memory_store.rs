@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use dive_core::{
     BoxFuture, ListOptions, Message, NextStep, OutcomeReason, Session, SessionError, SessionPage,
-    SessionSnapshot, SessionStore, ToolCallRecord, ToolCallState, Turn, TurnOutcome, TurnStatus,
+    SessionSnapshot, SessionStore, StoreCapabilities, ToolCallRecord, ToolCallState, Turn, TurnOutcome, TurnStatus,
 };
 use dive_session::{MemorySession, MemoryStore};
-use dive_test::conformance::{Capabilities, session_store_conformance};
+use dive_test::conformance::session_store_conformance;
 use futures::executor::block_on;
 
 fn incomplete(id: &str) -> Turn {
@@ -106,14 +106,15 @@ impl ForTest for MemorySession {
 
 #[test]
 fn memory_store_passes_the_conformance_suite() {
-    let report = block_on(session_store_conformance(Capabilities::all(), MemoryStore::new));
+    let report = block_on(session_store_conformance(MemoryStore::new));
     assert!(report.skipped.is_empty(), "{:?}", report.skipped);
     assert_eq!(report.passed.len(), 14, "every check ran: {:?}", report.passed);
 }
 
 /// A store whose sessions offer none of the optional interfaces: `MemoryStore`'s sessions
-/// behind a bare [`Session`], to check how the suite treats capabilities.
-struct Bare(MemoryStore);
+/// behind a bare [`Session`], declaring what the test says, to check how the suite treats
+/// capabilities.
+struct Bare(MemoryStore, StoreCapabilities);
 
 struct BareSession(Arc<dyn Session>);
 
@@ -130,6 +131,9 @@ impl Session for BareSession {
 }
 
 impl SessionStore for Bare {
+    fn capabilities(&self) -> StoreCapabilities {
+        self.1
+    }
     fn open<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
         Box::pin(async move { Ok(Arc::new(BareSession(self.0.open(id).await?)) as Arc<dyn Session>) })
     }
@@ -142,7 +146,25 @@ impl SessionStore for Bare {
 }
 
 fn bare() -> Bare {
-    Bare(MemoryStore::new())
+    Bare(MemoryStore::new(), StoreCapabilities::none())
+}
+
+/// `MemoryStore` itself, declaring only turn store and claims.
+struct Underdeclared(MemoryStore);
+
+impl SessionStore for Underdeclared {
+    fn capabilities(&self) -> StoreCapabilities {
+        StoreCapabilities::none().with_turn_store().with_claims()
+    }
+    fn open<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
+        self.0.open(id)
+    }
+    fn list<'a>(&'a self, options: &'a ListOptions) -> BoxFuture<'a, Result<SessionPage, SessionError>> {
+        self.0.list(options)
+    }
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {
+        self.0.delete(id)
+    }
 }
 
 /// The panic message of a suite run that must fail.
@@ -157,7 +179,8 @@ fn failure(run: impl FnOnce() + std::panic::UnwindSafe) -> String {
 
 #[test]
 fn undeclared_capabilities_are_skipped_and_reported() {
-    let report = block_on(session_store_conformance(Capabilities::none(), bare));
+    let report = block_on(session_store_conformance(bare));
+    assert_eq!(report.declared, StoreCapabilities::none(), "the suite reads what the store declares");
     let skipped: Vec<(&str, &str)> = report.skipped.iter().map(|s| (s.check, s.capability)).collect();
     assert_eq!(
         skipped,
@@ -168,8 +191,8 @@ fn undeclared_capabilities_are_skipped_and_reported() {
             ("history", "history"),
             ("compaction", "history"),
             ("remove_last_turn", "history"),
-            ("fork", "history"),
-            ("export_import", "history"),
+            ("fork", "fork"),
+            ("export_import", "import"),
         ]
     );
     assert_eq!(report.passed, ["round_trip", "open_turns", "suspension", "recovery", "listing", "ids"]);
@@ -182,18 +205,49 @@ fn undeclared_capabilities_are_skipped_and_reported() {
 #[test]
 fn a_declared_capability_the_store_lacks_fails_the_suite() {
     for (declared, capability) in [
-        (Capabilities::none().with_turn_store(), "turn store"),
-        (Capabilities::none().with_claims(), "claims"),
-        (Capabilities::none().with_history(), "history"),
+        (StoreCapabilities::none().with_turn_store(), "turn store"),
+        (StoreCapabilities::none().with_claims(), "claims"),
+        (StoreCapabilities::none().with_history(), "history"),
     ] {
-        let message = failure(move || drop(block_on(session_store_conformance(declared, bare))));
+        let store = move || Bare(MemoryStore::new(), declared);
+        let message = failure(move || drop(block_on(session_store_conformance(store))));
         assert!(message.contains(&format!("declares the {capability} capability")), "{message}");
     }
 }
 
 #[test]
 fn an_offered_capability_left_undeclared_fails_the_suite() {
-    let declared = Capabilities::none().with_turn_store().with_claims();
-    let message = failure(move || drop(block_on(session_store_conformance(declared, MemoryStore::new))));
+    let store = || Underdeclared(MemoryStore::new());
+    let message = failure(move || drop(block_on(session_store_conformance(store))));
     assert!(message.contains("history capability") && message.contains("declare it"), "{message}");
+}
+
+#[test]
+fn an_undeclared_operation_the_store_performs_fails_the_suite() {
+    // Offers history and imports, declares history but not import: the suite probes import
+    // and fails because it worked.
+    struct NoImportDeclared(MemoryStore);
+    impl SessionStore for NoImportDeclared {
+        fn capabilities(&self) -> StoreCapabilities {
+            let every_but_import = StoreCapabilities::none().with_turn_store().with_claims().with_history();
+            every_but_import.with_compaction().with_fork()
+        }
+        fn open<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
+            self.0.open(id)
+        }
+        fn list<'a>(&'a self, options: &'a ListOptions) -> BoxFuture<'a, Result<SessionPage, SessionError>> {
+            self.0.list(options)
+        }
+        fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {
+            self.0.delete(id)
+        }
+        fn import<'a>(
+            &'a self,
+            document: &'a dive_core::SessionDocument,
+        ) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
+            self.0.import(document)
+        }
+    }
+    let message = failure(|| drop(block_on(session_store_conformance(|| NoImportDeclared(MemoryStore::new())))));
+    assert!(message.contains("declares no import capability but did it anyway"), "{message}");
 }

@@ -7,13 +7,13 @@ mod common;
 
 use dive_core::{Message, SessionError, SessionStore, Turn};
 use dive_session::SqliteStore;
-use dive_test::conformance::{Capabilities, session_store_conformance};
+use dive_test::conformance::session_store_conformance;
 use futures::executor::block_on;
 
 #[test]
 fn sqlite_store_passes_the_conformance_suite() {
     let dirs: std::cell::RefCell<Vec<tempfile::TempDir>> = Default::default();
-    let report = block_on(session_store_conformance(Capabilities::all(), || {
+    let report = block_on(session_store_conformance(|| {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(dir.path().join("sessions.db")).unwrap();
         dirs.borrow_mut().push(dir);
@@ -25,7 +25,7 @@ fn sqlite_store_passes_the_conformance_suite() {
 #[test]
 fn in_memory_database_passes_the_conformance_suite() {
     let report =
-        block_on(session_store_conformance(Capabilities::all(), || SqliteStore::open_in_memory().unwrap()));
+        block_on(session_store_conformance(|| SqliteStore::open_in_memory().unwrap()));
     assert!(report.skipped.is_empty(), "{:?}", report.skipped);
 }
 

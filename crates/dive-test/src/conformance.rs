@@ -1,19 +1,22 @@
 //! A conformance suite for [`SessionStore`] implementations: every store in this workspace
 //! passes it, and third-party store authors can run it on theirs.
 //!
-//! Call [`session_store_conformance`] from a test with any executor, passing the
-//! [`Capabilities`] the store declares and a function that makes a fresh, empty store each
-//! time. Each declared capability is checked (a store that lacks one fails the suite); the
-//! checks of capabilities not declared are skipped, each with a printed line saying why, and
-//! listed in the returned [`ConformanceReport`].
+//! Call [`session_store_conformance`] from a test with any executor and a function that
+//! makes a fresh, empty store each time. The suite reads what the store declares
+//! ([`SessionStore::capabilities`]) and checks it: the rules of the [`Session`] contract that
+//! every store keeps, each declared capability (a store that lacks one fails), and that
+//! nothing undeclared is offered (an undeclared interface a session offers fails; an
+//! undeclared operation must be refused). Checks of undeclared capabilities are skipped, each
+//! with a printed line saying why, and listed in the returned [`ConformanceReport`].
 //!
 //! ```
-//! use dive_test::conformance::{Capabilities, session_store_conformance};
+//! use dive_test::conformance::session_store_conformance;
 //!
 //! async fn check_my_store<S: dive_core::SessionStore>(make_store: impl Fn() -> S) {
-//!     let declared = Capabilities::none().with_turn_store().with_claims();
-//!     let report = session_store_conformance(declared, make_store).await;
-//!     assert!(report.skipped.iter().any(|s| s.capability == "history"));
+//!     let report = session_store_conformance(make_store).await;
+//!     for skipped in &report.skipped {
+//!         println!("{skipped}"); // e.g. "skipped `fork`: the store declares no fork capability"
+//!     }
 //! }
 //! ```
 
@@ -21,57 +24,9 @@ use std::time::Duration;
 
 use dive_core::{
     Content, ForkOptions, ListOptions, Message, OutcomeReason, Role, Session, SessionDocument, SessionEdit,
-    SessionError, SessionStore, SuspensionState, ToolCallRecord, ToolCallState, Turn, TurnOutcome,
-    TurnStatus, Usage,
+    SessionError, SessionStore, StoreCapabilities, SuspensionState, ToolCallRecord, ToolCallState, Turn,
+    TurnOutcome, TurnStatus, Usage,
 };
-
-/// The optional interfaces a store declares: each one declared is tested, and a store that
-/// lacks one it declares fails the suite.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Capabilities {
-    /// Revision-checked checkpoints ([`Session::as_turn_store`]).
-    pub turn_store: bool,
-    /// Session claims ([`Session::as_claimer`]).
-    pub claims: bool,
-    /// The event log: edits, compaction, fork, export and import ([`Session::as_history`]).
-    pub history: bool,
-}
-
-impl Capabilities {
-    /// No optional interface: only the rules every store follows.
-    #[must_use]
-    pub const fn none() -> Self {
-        Self { turn_store: false, claims: false, history: false }
-    }
-
-    /// Every optional interface (what the stores of `dive-session` offer).
-    #[must_use]
-    pub const fn all() -> Self {
-        Self { turn_store: true, claims: true, history: true }
-    }
-
-    /// Declares revision-checked checkpoints.
-    #[must_use]
-    pub const fn with_turn_store(mut self) -> Self {
-        self.turn_store = true;
-        self
-    }
-
-    /// Declares session claims.
-    #[must_use]
-    pub const fn with_claims(mut self) -> Self {
-        self.claims = true;
-        self
-    }
-
-    /// Declares the event log.
-    #[must_use]
-    pub const fn with_history(mut self) -> Self {
-        self.history = true;
-        self
-    }
-}
 
 /// A check the suite did not run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,7 +34,8 @@ impl Capabilities {
 pub struct Skipped {
     /// The check (`revisions`, `claims`, `fork`, …).
     pub check: &'static str,
-    /// The capability it needs (`turn store`, `claims`, `history`).
+    /// The capability it needs (`turn store`, `claims`, `history`, `compaction`, `fork`,
+    /// `import`).
     pub capability: &'static str,
 }
 
@@ -93,6 +49,8 @@ impl std::fmt::Display for Skipped {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ConformanceReport {
+    /// What the store declared (and the suite checked).
+    pub declared: StoreCapabilities,
     /// The checks that ran.
     pub passed: Vec<&'static str>,
     /// The checks skipped, with why.
@@ -101,7 +59,7 @@ pub struct ConformanceReport {
 
 /// The suite's running state: the declared capabilities and the report so far.
 struct Run {
-    declared: Capabilities,
+    declared: StoreCapabilities,
     report: ConformanceReport,
 }
 
@@ -124,16 +82,20 @@ impl Run {
                 capability.replace(' ', "_")
             ),
             (false, true) => panic!(
-                "conformance `{check}`: the store's sessions offer the {capability} capability, but the \
-                 declared Capabilities leave it out: declare it so the suite checks it"
+                "conformance `{check}`: the store's sessions offer the {capability} capability, but \
+                 SessionStore::capabilities leaves it out: declare it so the suite checks it"
             ),
             (false, false) => {
-                let skipped = Skipped { check, capability };
-                eprintln!("session store conformance: {skipped}");
-                self.report.skipped.push(skipped);
+                self.skip(check, capability);
                 false
             }
         }
+    }
+
+    fn skip(&mut self, check: &'static str, capability: &'static str) {
+        let skipped = Skipped { check, capability };
+        eprintln!("session store conformance: {skipped}");
+        self.report.skipped.push(skipped);
     }
 
     fn turn_store(&mut self, check: &'static str, s: &dyn Session) -> bool {
@@ -149,6 +111,21 @@ impl Run {
     fn history(&mut self, check: &'static str, s: &dyn Session) -> bool {
         let declared = self.declared.history;
         self.needs(check, "history", declared, s.as_history().is_some())
+    }
+}
+
+/// Fails unless an undeclared operation was refused with [`SessionError::Rejected`].
+fn assert_refused<T>(check: &str, capability: &str, result: Result<T, SessionError>) {
+    match result {
+        Err(SessionError::Rejected(_)) => {}
+        Err(other) => panic!(
+            "conformance `{check}`: the store declares no {capability} capability, so it must refuse \
+             with SessionError::Rejected, not {other}"
+        ),
+        Ok(_) => panic!(
+            "conformance `{check}`: the store declares no {capability} capability but did it anyway: \
+             declare {capability} in SessionStore::capabilities so the suite checks it"
+        ),
     }
 }
 
@@ -171,18 +148,19 @@ fn closed(id: &str, reason: OutcomeReason) -> Turn {
 }
 
 /// Runs every check against stores made by `make_store`: the rules every store follows, and
-/// the checks of each capability in `declared`. Returns what ran and what was skipped (each
-/// skip is also printed to stderr).
+/// the checks of each capability the store declares ([`SessionStore::capabilities`]).
+/// Returns what ran and what was skipped (each skip is also printed to stderr).
 ///
 /// # Panics
-/// When the store breaks a rule, lacks a declared capability, or offers one not declared;
-/// the message names the check.
-pub async fn session_store_conformance<S, F>(declared: Capabilities, make_store: F) -> ConformanceReport
+/// When the store breaks a rule, lacks a declared capability, or offers or performs one not
+/// declared; the message names the check and the rule.
+pub async fn session_store_conformance<S, F>(make_store: F) -> ConformanceReport
 where
     S: SessionStore,
     F: Fn() -> S,
 {
-    let mut run = Run { declared, report: ConformanceReport::default() };
+    let declared = make_store().capabilities();
+    let mut run = Run { declared, report: ConformanceReport { declared, ..ConformanceReport::default() } };
     macro_rules! check {
         ($name:ident) => {
             if $name(&make_store(), &mut run).await {
@@ -261,6 +239,16 @@ async fn open_turns<S: SessionStore>(store: &S, _run: &mut Run) -> bool {
     let snap = ok!(s.load().await, "load");
     assert!(snap.open_turn.is_none(), "a completed last turn leaves no open turn");
     assert_eq!(snap.history.len(), 3, "history holds both turns");
+    for id in ["t1", "t2"] {
+        let again = s.save_turn(&Turn::completed(id, vec![Message::user("again")])).await;
+        assert!(
+            matches!(again, Err(SessionError::Rejected(_))),
+            "rule `closed turns are never recorded again`: save_turn with the id of the closed turn {id:?} \
+             must fail with SessionError::Rejected (see the Session trait docs), got {again:?}"
+        );
+    }
+    let snap = ok!(s.load().await, "load");
+    assert_eq!(snap.history.len(), 3, "a refused save_turn changes nothing");
     true
 }
 
@@ -275,8 +263,11 @@ async fn suspension<S: SessionStore>(store: &S, _run: &mut Run) -> bool {
     let other = s.save_turn(&Turn::completed("t2", vec![])).await;
     assert!(
         matches!(other, Err(SessionError::Suspended(_))),
-        "a new turn is refused while suspended: {other:?}"
+        "rule `refuse while suspended`: save_turn of a different turn while one is suspended must fail \
+         with SessionError::Suspended (see the Session trait docs), got {other:?}"
     );
+    let snap = ok!(s.load().await, "load");
+    assert!(snap.is_suspended(), "rule `refuse while suspended`: the refused turn must change nothing");
     let page = ok!(store.list(&ListOptions::all().with_suspended(true)).await, "list suspended");
     assert!(page.sessions.iter().any(|i| i.id == "suspended"), "list filters suspended sessions");
     true
@@ -289,14 +280,35 @@ async fn recovery<S: SessionStore>(store: &S, _run: &mut Run) -> bool {
     ok!(s.save_turn(&running).await, "checkpoint running");
     let snap = ok!(s.load().await, "load");
     let turn = snap.open_turn.unwrap_or_else(|| panic!("the recovered turn stays open"));
-    assert_eq!(turn.status, TurnStatus::Incomplete, "a running turn is closed on load");
-    let outcome = turn.outcome.unwrap_or_else(|| panic!("the closed turn has an outcome"));
-    assert_eq!(outcome.reason, OutcomeReason::ProcessExit);
-    assert_eq!(outcome.tool_calls.first().map(|c| c.state), Some(ToolCallState::Unknown));
+    assert_eq!(
+        turn.status,
+        TurnStatus::Incomplete,
+        "rule `recover a running turn`: load closes a turn left running (see the Session trait docs)"
+    );
+    let outcome = turn.outcome.unwrap_or_else(|| panic!("rule `recover a running turn`: the closed turn has an outcome"));
+    assert_eq!(
+        outcome.reason,
+        OutcomeReason::ProcessExit,
+        "rule `recover a running turn`: its outcome is process_exit"
+    );
+    assert_eq!(
+        outcome.tool_calls.first().map(|c| c.state),
+        Some(ToolCallState::Unknown),
+        "rule `running calls become unknown`: a call still running when the process died may have taken \
+         effect, so recovery records it as unknown (see the Session trait docs)"
+    );
     let reopened = ok!(store.open("recovery").await, "reopen");
     let again = ok!(reopened.load().await, "load again");
-    assert_eq!(again.revision, snap.revision, "recovery is recorded once, not on every load");
-    assert_eq!(again.open_turn.map(|t| t.status), Some(TurnStatus::Incomplete), "the recovery was stored");
+    assert_eq!(
+        again.revision, snap.revision,
+        "rule `recovery stored once`: a second load must return the stored recovery at the same revision, \
+         not recover again (see the Session trait docs)"
+    );
+    assert_eq!(
+        again.open_turn.map(|t| t.status),
+        Some(TurnStatus::Incomplete),
+        "rule `recovery stored once`: the recovery must be stored, not only returned"
+    );
     true
 }
 
@@ -413,6 +425,12 @@ async fn compaction<S: SessionStore>(store: &S, run: &mut Run) -> bool {
         return false;
     }
     let h = ok!(s.as_history().ok_or("no history"), "history");
+    if !run.declared.compaction {
+        ok!(s.save_turn(&Turn::completed("t1", vec![Message::user("a")])).await, "t1");
+        assert_refused("compaction", "compaction", h.edit(None, &SessionEdit::Compact { summary: vec![] }).await);
+        run.skip("compaction", "compaction");
+        return false;
+    }
     ok!(s.save_turn(&Turn::completed("t1", vec![Message::user("a"), Message::assistant("b")])).await, "t1");
     let summary = vec![Message::user("summary of a and b")];
     ok!(h.edit(None, &SessionEdit::Compact { summary: summary.clone() }).await, "compact");
@@ -464,6 +482,11 @@ async fn remove_last_turn<S: SessionStore>(store: &S, run: &mut Run) -> bool {
 
 async fn fork<S: SessionStore>(store: &S, run: &mut Run) -> bool {
     let s = ok!(store.open("fork-src").await, "open");
+    if !run.declared.fork {
+        assert_refused("fork", "fork", store.fork("fork-src", "fork-a", &ForkOptions::default()).await);
+        run.skip("fork", "fork");
+        return false;
+    }
     if !run.history("fork", &*s) {
         return false;
     }
@@ -488,6 +511,11 @@ async fn fork<S: SessionStore>(store: &S, run: &mut Run) -> bool {
 
 async fn export_import<S: SessionStore>(store: &S, run: &mut Run) -> bool {
     let s = ok!(store.open("export").await, "open");
+    if !run.declared.import {
+        assert_refused("export_import", "import", store.import(&SessionDocument::new("imported")).await);
+        run.skip("export_import", "import");
+        return false;
+    }
     if !run.history("export_import", &*s) {
         return false;
     }

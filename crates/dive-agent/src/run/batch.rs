@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use dive_core::{
     CompletedToolCall, OutcomeReason, PendingToolCall, ResponseItem, SuspendRequest, SuspensionState,
-    TOOL_CALL_NOT_RUN_TEXT, TOOL_CALL_UNKNOWN_TEXT, ToolCallError, ToolCallErrorKind, ToolCallRecord,
+    TOOL_CALL_UNKNOWN_TEXT, ToolCallError, ToolCallErrorKind, ToolCallRecord,
     ToolCallResult, ToolCallState, ToolOutput, ToolUse,
 };
 use futures_util::StreamExt;
@@ -17,6 +17,7 @@ use super::messages::tool_results_message;
 use super::model::ResolvedTools;
 use super::{Exit, Run};
 use crate::error::TurnFailure;
+use crate::texts::TOOL_CALL_NOT_RUN_TEXT;
 
 /// The state of one batch while it runs.
 struct Batch {

@@ -4,15 +4,15 @@
 
 use dive_core::{
     Content, IncompleteTurnContext, OutcomeReason, Persistence, PostGenerationContext, Response,
-    ResponseItem, SessionError, SuspendContext, SuspensionState, TOOL_CALL_NOT_RUN_TEXT,
-    TOOL_CALL_UNKNOWN_TEXT, Timestamp, ToolCallState, ToolResultContent, Turn, TurnOutcome, TurnStatus,
-    answer_unanswered_tool_calls_with, outcome_reminder,
+    ResponseItem, SessionError, SuspendContext, SuspensionState, TOOL_CALL_UNKNOWN_TEXT, Timestamp, ToolCallState, ToolResultContent, Turn, TurnOutcome, TurnStatus,
+    answer_unanswered_tool_calls_with,
 };
 
 use super::hooks::log_unless_abort;
 use super::messages::{append_user_blocks, reminder_blocks};
 use super::{Exit, Run};
 use crate::error::{AgentError, TurnError, TurnFailure};
+use crate::texts::{TOOL_CALL_NOT_RUN_TEXT, incomplete_turn_reminder};
 
 impl Run {
     pub(super) async fn finish(mut self, exit: Exit) -> Result<Response, AgentError> {
@@ -103,7 +103,8 @@ impl Run {
     /// OnSuspend and PostGeneration hooks; an abort from either turns the exit into an
     /// incomplete `hook_abort` (a suspension it cancels is abandoned: its calls are unknown).
     async fn end_of_turn_hooks(&mut self, exit: Exit) -> Exit {
-        let hooks = self.agent.inner.hooks.clone();
+        let agent = self.agent.clone();
+        let hooks = &agent.inner.hooks;
         let mut exit = exit;
         if let Exit::Suspended(state) = &exit {
             for hook in &hooks.on_suspend {
@@ -174,7 +175,8 @@ impl Run {
         self.output = answered;
         let mut discard = false;
         let mut recorded = Vec::new();
-        for hook in &self.agent.inner.hooks.on_incomplete_turn.clone() {
+        let agent = self.agent.clone();
+        for hook in &agent.inner.hooks.on_incomplete_turn {
             let mut turn = Turn::new(self.turn_id.clone(), self.input.clone());
             turn.messages.extend(self.output.iter().cloned());
             turn.close(outcome.clone());
@@ -195,7 +197,7 @@ impl Run {
             }
         }
         let mut blocks = reminder_blocks(recorded);
-        blocks.push(Content::Reminder(outcome_reminder(outcome)));
+        blocks.push(Content::Reminder(incomplete_turn_reminder(outcome)));
         append_user_blocks(&mut self.output, blocks);
         discard
     }

@@ -2,9 +2,11 @@
 //! background-results message.
 
 use dive_core::{
-    BackgroundTaskHandle, Content, Message, Reminder, Role, TOOL_CALL_NOT_RUN_TEXT, TOOL_CALL_UNKNOWN_TEXT,
+    BackgroundTaskHandle, Content, Message, Reminder, Role, TOOL_CALL_UNKNOWN_TEXT,
     ToolCallRecord, ToolCallResult, ToolCallState, ToolResultContent, answer_unanswered_tool_calls_with,
 };
+
+use crate::texts::TOOL_CALL_NOT_RUN_TEXT;
 
 /// Appends blocks to the last message when it is a user message, else as a new user message,
 /// so roles keep alternating.

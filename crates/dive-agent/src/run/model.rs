@@ -121,9 +121,10 @@ impl Run {
             tail.push(r);
         }
         append_user_blocks(&mut messages, reminder_blocks(tail));
+        let system = crate::texts::system_prompt_for(&self.system_prompt, &messages).into_owned();
         let mut request = ModelRequest::new(messages).with_tools(tools.definitions());
-        if !self.system_prompt.is_empty() {
-            request = request.with_system(self.system_prompt.clone());
+        if !system.is_empty() {
+            request = request.with_system(system);
         }
         request.prompt_cache_key = Some(self.prompt_cache_key.clone());
         if limit_applies {

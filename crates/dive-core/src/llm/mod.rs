@@ -10,6 +10,7 @@ mod event;
 mod request;
 mod response;
 mod stop;
+mod template;
 mod unanswered;
 mod usage;
 
@@ -26,8 +27,7 @@ pub use request::{
 pub use response::ModelResponse;
 pub use stop::{StopKind, classify_stop_reason};
 pub use unanswered::{
-    TOOL_CALL_NOT_RUN_TEXT, TOOL_CALL_UNKNOWN_TEXT, answer_unanswered_tool_calls,
-    answer_unanswered_tool_calls_with,
+    TOOL_CALL_UNKNOWN_TEXT, answer_unanswered_tool_calls, answer_unanswered_tool_calls_with,
 };
 pub use usage::{Cost, LongContextPricing, Pricing, Usage, UsageIteration, UsageReport};
 

@@ -9,10 +9,6 @@ use std::collections::HashSet;
 
 use crate::message::{Content, Message, Role, ToolResultContent};
 
-/// The result text for a call that was never run.
-pub const TOOL_CALL_NOT_RUN_TEXT: &str =
-    "Not run: the turn ended before this tool call started, so it had no effect.";
-
 /// The result text for a call whose outcome is unknown.
 pub const TOOL_CALL_UNKNOWN_TEXT: &str = "Unknown result: this tool call was interrupted and may have \
 taken effect, so check before repeating it.";

@@ -20,12 +20,13 @@ use std::time::Duration;
 
 use dive_core::{
     BoxFuture, ListOptions, Session, SessionClaimer, SessionDocument, SessionEdit, SessionError,
-    SessionHistory, SessionPage, SessionSnapshot, SessionStore, Turn, TurnStore, future::ready,
+    SessionHistory, SessionPage, SessionSnapshot, SessionStore, StoreCapabilities, Turn, TurnStore,
+    future::ready,
     validate_session_id,
 };
 use rusqlite::Connection;
 
-use crate::log::SessionLog;
+use dive_session_log::SessionLog;
 use rows::Db;
 use worker::Worker;
 
@@ -71,6 +72,8 @@ pub fn is_file_damage(error: &SessionError) -> bool {
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     worker: Worker,
+    /// One run lock per session id, shared by this store's clones (one database).
+    locks: Arc<dive_core::SessionLocks>,
 }
 
 impl SqliteStore {
@@ -106,7 +109,7 @@ impl SqliteStore {
 
     fn start(mut conn: Connection, full_sync: bool) -> Result<Self, SessionError> {
         schema::prepare(&mut conn, full_sync)?;
-        Ok(Self { worker: Worker::spawn(Db::new(conn))? })
+        Ok(Self { worker: Worker::spawn(Db::new(conn))?, locks: Arc::default() })
     }
 
     /// Folds the write-ahead log into the database file and truncates the log, so the `.db`
@@ -126,6 +129,7 @@ impl SqliteStore {
             id: id.to_owned(),
             worker: self.worker.clone(),
             held_claim: Mutex::default(),
+            run_lock: self.locks.lock_for(id),
         })
     }
 }
@@ -136,6 +140,7 @@ pub struct SqliteSession {
     id: String,
     worker: Worker,
     held_claim: Mutex<Option<String>>,
+    run_lock: dive_core::SessionLock,
 }
 
 impl SqliteSession {
@@ -152,6 +157,10 @@ impl SqliteSession {
 impl Session for SqliteSession {
     fn id(&self) -> &str {
         &self.id
+    }
+
+    fn run_lock(&self) -> Option<dive_core::SessionLock> {
+        Some(self.run_lock.clone())
     }
 
     fn load(&self) -> BoxFuture<'_, Result<SessionSnapshot, SessionError>> {
@@ -200,7 +209,7 @@ impl TurnStore for SqliteSession {
 impl SessionHistory for SqliteSession {
     fn document(&self) -> BoxFuture<'_, Result<SessionDocument, SessionError>> {
         let id = self.id.clone();
-        self.worker.run(move |db| db.read(&id, |log| log.doc.clone()))
+        self.worker.run(move |db| db.read(&id, |log| log.document().clone()))
     }
 
     fn edit<'a>(
@@ -236,6 +245,10 @@ impl SessionClaimer for SqliteSession {
 }
 
 impl SessionStore for SqliteStore {
+    fn capabilities(&self) -> StoreCapabilities {
+        StoreCapabilities::all()
+    }
+
     fn open<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
         ready(validate_session_id(id).map(|()| self.session(id)))
     }
@@ -261,7 +274,7 @@ impl SessionStore for SqliteStore {
             Ok(log) => log,
             Err(e) => return ready(Err(e)),
         };
-        let id = log.doc.info.id.clone();
+        let id = log.id().to_owned();
         let imported = self.worker.run(move |db| db.import(log));
         Box::pin(async move {
             imported.await?;

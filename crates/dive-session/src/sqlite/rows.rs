@@ -13,7 +13,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, 
 use serde_json::{Map, Value};
 
 use super::{DAMAGED_LOCATION, backend};
-use crate::log::SessionLog;
+use dive_session_log::SessionLog;
 
 /// The connection and the sessions it has read (the worker thread's state).
 #[derive(Debug)]
@@ -65,9 +65,9 @@ fn read_session(tx: &Transaction<'_>, id: &str) -> Result<Option<SessionLog>, Se
     info.forked_from = forked_from;
     info.metadata = serde_json::from_str::<Map<String, Value>>(&metadata)
         .map_err(|e| corrupt(id, None, format!("bad metadata: {e}")))?;
-    let mut log = SessionLog::new(id);
-    log.doc.info = info;
-    log.doc.revision = u64::try_from(revision).unwrap_or(0);
+    let mut doc = SessionDocument::new(id);
+    doc.info = info;
+    doc.revision = u64::try_from(revision).unwrap_or(0);
     let mut stmt = tx
         .prepare_cached("SELECT seq, kind, data FROM events WHERE session_id = ?1 ORDER BY seq")
         .map_err(backend)?;
@@ -82,10 +82,9 @@ fn read_session(tx: &Transaction<'_>, id: &str) -> Result<Option<SessionLog>, Se
             other => return Err(corrupt(id, Some(seq), format!("unknown event kind {other:?}"))),
         }
         .map_err(|e| corrupt(id, Some(seq), format!("bad {kind}: {e}")))?;
-        log.doc.events.push(event);
+        doc.events.push(event);
     }
-    log.doc.refresh_info();
-    Ok(Some(log))
+    Ok(Some(SessionLog::from_stored(doc)))
 }
 
 fn write_session_row(tx: &Transaction<'_>, doc: &SessionDocument) -> Result<(), SessionError> {
@@ -254,9 +253,9 @@ impl Db {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(backend)?;
             check_claim(&tx, id, claim_owner)?;
             let log = Self::synced(cache, &tx, id)?;
-            let before = log.doc.events.len();
+            let before = log.document().events.len();
             let revision = apply(log)?;
-            write_changes(&tx, &log.doc, before)?;
+            write_changes(&tx, log.document(), before)?;
             tx.commit().map_err(backend)?;
             Ok(revision)
         })();
@@ -268,14 +267,14 @@ impl Db {
 
     /// Creates a session from a document, refused when the id already has a revision.
     pub(crate) fn import(&mut self, log: SessionLog) -> Result<(), SessionError> {
-        let id = log.doc.info.id.clone();
+        let id = log.id().to_owned();
         let tx = self.begin()?;
         if stored_revision(&tx, &id)?.is_some_and(|r| r > 0) {
             return Err(SessionLog::exists_error(&id));
         }
         tx.execute("DELETE FROM events WHERE session_id = ?1", [&id]).map_err(backend)?;
-        write_session_row(&tx, &log.doc)?;
-        for (seq, event) in log.doc.events.iter().enumerate() {
+        write_session_row(&tx, log.document())?;
+        for (seq, event) in log.document().events.iter().enumerate() {
             write_event(&tx, &id, seq, event)?;
         }
         tx.commit().map_err(backend)?;
