@@ -191,19 +191,19 @@ impl Gemini {
     /// `InvalidRequest` when a tool's input schema or the response schema uses a keyword
     /// Gemini cannot take (its source is a [`SchemaError`](crate::SchemaError)).
     pub fn request_body(&self, request: &ModelRequest) -> Result<Value, LlmError> {
-        self.encode(request).map_err(LlmError::from)
+        let body = self.encode(request).map_err(LlmError::from)?;
+        serde_json::to_value(&body).map_err(|e| LlmError::new(LlmErrorKind::Other, e.to_string()))
     }
 
-    fn encode(&self, request: &ModelRequest) -> Result<Value, ProviderError> {
+    fn encode<'a>(&'a self, request: &'a ModelRequest) -> Result<crate::Body<'a>, ProviderError> {
         let model = request_model(request, &self.model);
         let limit = model_info(model).map(|m| u32::try_from(m.max_output_tokens).unwrap_or(u32::MAX));
         let max_tokens =
             self.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS.min(limit.unwrap_or(DEFAULT_MAX_TOKENS)));
         let files_base = format!("{}/{}", self.base_url, self.api_version);
-        encode_request(request, &EncodeOptions { model: &self.model, max_tokens, files_base: &files_base })
-            .map_err(|e| {
-                ProviderError::new(PROVIDER, LlmErrorKind::InvalidRequest, e.to_string()).with_source(e)
-            })
+        encode_request(request, EncodeOptions { model, max_tokens, files_base }).map_err(|e| {
+            ProviderError::new(PROVIDER, LlmErrorKind::InvalidRequest, e.to_string()).with_source(e)
+        })
     }
 
     fn headers(&self, extra: &BTreeMap<String, String>) -> Result<HeaderMap, ProviderError> {
@@ -225,7 +225,7 @@ impl Gemini {
     async fn send(
         &self,
         model: &str,
-        body: &Value,
+        body: &crate::Body<'_>,
         stream: bool,
         extra: &BTreeMap<String, String>,
     ) -> Result<reqwest::Response, ProviderError> {
@@ -251,10 +251,7 @@ impl Gemini {
                 response.text().await.map_err(|e| ProviderError::transport(PROVIDER, e))
             })
             .await?;
-        let json: Value = serde_json::from_str(&text).map_err(|e| {
-            ProviderError::new(PROVIDER, LlmErrorKind::Decode, format!("response is not JSON: {e}"))
-        })?;
-        let mut response = decode_response(json)?;
+        let mut response = decode_response(&text)?;
         let pricing = model_info(model).and_then(|m| m.pricing.clone());
         price(&mut response.usage, pricing.as_ref());
         Ok(response)

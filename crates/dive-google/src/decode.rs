@@ -1,32 +1,31 @@
-//! `GenerateContentResponse` JSON → [`ModelResponse`] (whole responses and stream chunks
-//! share the part and usage decoders).
+//! `GenerateContentResponse` ([`wire::Response`](crate::wire::Response)) → [`ModelResponse`]
+//! (whole responses and stream chunks share the part and usage decoders).
 
 use dive_core::{
     Content, ImageContent, LlmErrorKind, MediaSource, ModelResponse, Pricing, TextContent, ThinkingContent,
     ToolUse, UnknownContent, Usage, new_id,
 };
 use dive_provider::ProviderError;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::PROVIDER;
 use crate::grounding::grounding_citations;
 use crate::meta::{PART_KIND, part_metadata};
-
-fn count(v: &Value, key: &str) -> u64 {
-    v.get(key).and_then(Value::as_u64).unwrap_or(0)
-}
+use crate::wire::{Candidate, FunctionCall, Part, Response, UsageMetadata};
 
 /// Converts `usageMetadata`. Gemini's `promptTokenCount` includes cached tokens and
 /// `candidatesTokenCount` excludes thoughts; dive-core's buckets are disjoint input
 /// buckets and output including reasoning, so: input = prompt + tool-use prompt − cached,
 /// cache reads = cached, output = candidates + thoughts, reasoning = thoughts.
-pub(crate) fn decode_usage(v: &Value) -> Usage {
-    let cached = count(v, "cachedContentTokenCount");
-    let prompt = count(v, "promptTokenCount") + count(v, "toolUsePromptTokenCount");
-    let thoughts = count(v, "thoughtsTokenCount");
-    Usage::new(prompt.saturating_sub(cached), count(v, "candidatesTokenCount") + thoughts)
-        .with_cache(cached, 0)
-        .with_reasoning(thoughts)
+pub(crate) fn decode_usage(u: &UsageMetadata) -> Usage {
+    let prompt = u.prompt_token_count + u.tool_use_prompt_token_count;
+    Usage::new(
+        prompt.saturating_sub(u.cached_content_token_count),
+        u.candidates_token_count + u.thoughts_token_count,
+    )
+    .with_cache(u.cached_content_token_count, 0)
+    .with_reasoning(u.thoughts_token_count)
 }
 
 /// Sets `usage.cost` from the catalog prices, when known.
@@ -60,31 +59,38 @@ impl CallIds {
     }
 }
 
-fn unknown_part(part: Map<String, Value>) -> Content {
-    let mut raw = Map::new();
-    raw.insert("type".into(), json!(PART_KIND));
-    raw.insert("part".into(), Value::Object(part));
-    Content::Unknown(UnknownContent::from_raw(raw))
+/// A part this version does not model, kept verbatim.
+fn unknown_part(raw: &RawValue) -> Content {
+    let part: Map<String, Value> = serde_json::from_str(raw.get()).unwrap_or_default();
+    let mut block = Map::new();
+    block.insert("type".into(), json!(PART_KIND));
+    block.insert("part".into(), Value::Object(part));
+    Content::Unknown(UnknownContent::from_raw(block))
 }
 
-/// One part → one content block.
-pub(crate) fn decode_part(part: Value, ids: &mut CallIds) -> Content {
-    let Value::Object(mut part) = part else { return unknown_part(Map::new()) };
-    let sig = part.get("thoughtSignature").and_then(Value::as_str).map(str::to_owned);
-    let sig = sig.as_deref();
-    if let Some(Value::Object(mut call)) = part.remove("functionCall") {
-        let api_id = call.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
-        let name = call.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let args = call.remove("args").filter(Value::is_object).unwrap_or_else(|| json!({}));
-        let has_id = api_id.is_some();
-        let mut tool = ToolUse::new(api_id.unwrap_or_else(|| ids.next_id()), name, args);
-        if sig.is_some() || has_id {
-            tool.metadata = part_metadata(sig, has_id);
-        }
-        return Content::ToolUse(tool);
+/// A named `functionCall` → a [`ToolUse`]; `args: false` leaves its input `{}` (a call whose
+/// arguments are still streaming).
+pub(crate) fn tool_use(call: FunctionCall<'_>, sig: Option<&str>, ids: &mut CallIds, args: bool) -> ToolUse {
+    let api_id = call.id.filter(|s| !s.is_empty()).map(String::from);
+    let name = call.name.map(String::from).unwrap_or_default();
+    let input = call.args.filter(|a| args && a.is_object()).unwrap_or_else(|| json!({}));
+    let has_id = api_id.is_some();
+    let mut tool = ToolUse::new(api_id.unwrap_or_else(|| ids.next_id()), name, input);
+    if sig.is_some() || has_id {
+        tool.metadata = part_metadata(sig, has_id);
     }
-    if let Some(text) = part.get("text").and_then(Value::as_str) {
-        if part.get("thought").and_then(Value::as_bool) == Some(true) {
+    tool
+}
+
+/// One part (`raw`, read as `part`) → one content block.
+pub(crate) fn decode_part(raw: &RawValue, part: Part<'_>, ids: &mut CallIds) -> Content {
+    let sig = part.thought_signature.as_deref();
+    let thought = part.is_thought();
+    if let Some(call) = part.function_call {
+        return Content::ToolUse(tool_use(call, sig, ids, true));
+    }
+    if let Some(text) = part.text {
+        if thought {
             let mut t = ThinkingContent::new(text, None);
             t.metadata = part_metadata(sig, false);
             return Content::Thinking(t);
@@ -96,36 +102,37 @@ pub(crate) fn decode_part(part: Value, ids: &mut CallIds) -> Content {
         return Content::Text(t);
     }
     if sig.is_none()
-        && let Some(blob) = part.get("inlineData")
-        && let (Some(mime), Some(data)) =
-            (blob.get("mimeType").and_then(Value::as_str), blob.get("data").and_then(Value::as_str))
+        && let Some(blob) = part.inline_data
+        && let (Some(mime), Some(data)) = (blob.mime_type, blob.data)
         && mime.starts_with("image/")
     {
         return Content::Image(ImageContent::new(MediaSource::base64(mime, data)));
     }
-    unknown_part(part)
+    unknown_part(raw)
 }
 
-/// The error for a `functionCall` that carries arguments but no function name: such a call
-/// cannot be run or answered, so it never reaches the engine.
-pub(crate) fn nameless_call(call: &Value) -> ProviderError {
-    let keys: Vec<&str> =
+/// A `functionCall` part without a function name, outside a streamed call: `Ok` for the
+/// empty `{}` form that ends a call whose arguments were streamed (it is no call at all,
+/// skipped), an error for one that carries anything else: such a call cannot be run or
+/// answered, so it never reaches the engine.
+pub(crate) fn unnamed_call(raw: &RawValue) -> Result<(), ProviderError> {
+    let part: Value = serde_json::from_str(raw.get()).unwrap_or_default();
+    let call = part.get("functionCall").cloned().unwrap_or_default();
+    let fields: Vec<&str> =
         call.as_object().map(|m| m.keys().map(String::as_str).collect()).unwrap_or_default();
-    ProviderError::new(
+    let empty = call.as_object().is_some_and(|m| m.iter().all(|(k, v)| k == "willContinue" || v.is_null()));
+    if empty {
+        return Ok(());
+    }
+    Err(ProviderError::new(
         PROVIDER,
         LlmErrorKind::Decode,
         format!(
             "Gemini sent a function call without a function name (fields: {}); \
              it cannot be run, so the response was rejected: retry the request",
-            keys.join(", ")
+            fields.join(", ")
         ),
-    )
-}
-
-/// Whether a `functionCall` holds nothing at all (`{}`), the form that ends a call whose
-/// arguments were streamed.
-pub(crate) fn is_empty_call(call: &Value) -> bool {
-    call.as_object().is_some_and(|m| m.iter().all(|(k, v)| k == "willContinue" || v.is_null()))
+    ))
 }
 
 /// Adds the citations of a candidate's `groundingMetadata` to the text blocks they cite.
@@ -140,40 +147,35 @@ pub(crate) fn attach_grounding(metadata: &Value, content: &mut [Content]) {
     }
 }
 
-/// Decodes a whole `GenerateContentResponse`.
+/// Decodes a whole `GenerateContentResponse` body.
 ///
 /// # Errors
-/// `Decode` when a function call has no name (see [`nameless_call`]).
-pub(crate) fn decode_response(v: Value) -> Result<ModelResponse, ProviderError> {
-    let Value::Object(mut m) = v else { return Ok(ModelResponse::default()) };
+/// `Decode` when the body is not a response, or a function call has no name (see
+/// [`unnamed_call`]).
+pub(crate) fn decode_response(body: &str) -> Result<ModelResponse, ProviderError> {
+    let mut v: Response<'_> = serde_json::from_str(body).map_err(|e| {
+        ProviderError::new(PROVIDER, LlmErrorKind::Decode, format!("response is not JSON: {e}"))
+    })?;
     let mut r = ModelResponse::default();
     let mut ids = CallIds::default();
-    r.id = m.get("responseId").and_then(Value::as_str).unwrap_or_default().to_owned();
+    r.id = v.response_id.take().map(String::from).unwrap_or_default();
     ids.set_response_id(&r.id);
-    r.model = m.get("modelVersion").and_then(Value::as_str).unwrap_or_default().to_owned();
-    r.usage = m.get("usageMetadata").map(decode_usage).unwrap_or_default();
-    let candidate = m
-        .get_mut("candidates")
-        .and_then(Value::as_array_mut)
-        .and_then(|c| c.first_mut())
-        .map(Value::take)
-        .unwrap_or_default();
-    let (stop_reason, stop_details) = finish(&candidate, m.get("promptFeedback"));
+    r.model = v.model_version.take().map(String::from).unwrap_or_default();
+    r.usage = v.usage_metadata.as_ref().map(decode_usage).unwrap_or_default();
+    let candidate = v.take_candidate();
+    let (stop_reason, stop_details) = finish(&candidate, v.prompt_feedback.as_ref());
     r.stop_reason = stop_reason;
     r.stop_details = stop_details;
     candidate_metadata(&candidate, &mut r.metadata);
-    if let Some(Value::Array(parts)) = candidate.get("content").and_then(|c| c.get("parts")).cloned() {
-        for part in parts {
-            if let Some(call) = part.get("functionCall") {
-                if is_empty_call(call) {
-                    continue;
-                }
-                if call.get("name").and_then(Value::as_str).is_none_or(str::is_empty) {
-                    return Err(nameless_call(call));
-                }
-            }
-            r.content.push(decode_part(part, &mut ids));
+    for raw in candidate.parts() {
+        let part = Part::read(raw).map_err(|e| {
+            ProviderError::new(PROVIDER, LlmErrorKind::Decode, format!("unreadable part: {e}"))
+        })?;
+        if part.function_call.as_ref().is_some_and(|c| !c.is_named()) {
+            unnamed_call(raw)?;
+            continue;
         }
+        r.content.push(decode_part(raw, part, &mut ids));
     }
     if let Some(grounding) = r.metadata.get("groundingMetadata") {
         attach_grounding(grounding, &mut r.content);
@@ -183,11 +185,13 @@ pub(crate) fn decode_response(v: Value) -> Result<ModelResponse, ProviderError> 
 
 /// The lowercased finish reason (or prompt block reason) and the details that explain it
 /// (`finishMessage`, `safetyRatings`, or the whole `promptFeedback` of a blocked prompt).
-pub(crate) fn finish(candidate: &Value, feedback: Option<&Value>) -> (String, Option<Value>) {
-    if let Some(reason) = candidate.get("finishReason").and_then(Value::as_str) {
+pub(crate) fn finish(candidate: &Candidate<'_>, feedback: Option<&Value>) -> (String, Option<Value>) {
+    if let Some(reason) = candidate.finish_reason.as_deref() {
         let mut details = Map::new();
-        for key in ["finishMessage", "safetyRatings"] {
-            if let Some(v) = candidate.get(key).filter(|v| !v.is_null()) {
+        for (key, v) in
+            [("finishMessage", &candidate.finish_message), ("safetyRatings", &candidate.safety_ratings)]
+        {
+            if let Some(v) = v.as_ref().filter(|v| !v.is_null()) {
                 details.insert(key.into(), v.clone());
             }
         }
@@ -201,12 +205,10 @@ pub(crate) fn finish(candidate: &Value, feedback: Option<&Value>) -> (String, Op
 }
 
 /// Grounding, citation and URL-context metadata of a candidate, kept on the response.
-pub(crate) fn candidate_metadata(candidate: &Value, out: &mut Map<String, Value>) {
-    for key in ["groundingMetadata", "citationMetadata", "urlContextMetadata"] {
+pub(crate) fn candidate_metadata(candidate: &Candidate<'_>, out: &mut Map<String, Value>) {
+    for (key, v) in candidate.metadata() {
         // Streams repeat an empty `groundingMetadata: {}` on every chunk before the real one.
-        if let Some(v) =
-            candidate.get(key).filter(|v| !v.is_null() && v.as_object().is_none_or(|m| !m.is_empty()))
-        {
+        if let Some(v) = v.filter(|v| !v.is_null() && v.as_object().is_none_or(|m| !m.is_empty())) {
             out.insert(key.into(), v.clone());
         }
     }
@@ -216,10 +218,17 @@ pub(crate) fn candidate_metadata(candidate: &Value, out: &mut Map<String, Value>
 mod tests {
     use super::*;
 
+    fn decode_response(v: Value) -> Result<ModelResponse, ProviderError> {
+        super::decode_response(&v.to_string())
+    }
+
     #[test]
     fn usage_buckets_are_disjoint() {
-        let u = decode_usage(&json!({"promptTokenCount": 120, "cachedContentTokenCount": 100,
-            "candidatesTokenCount": 7, "thoughtsTokenCount": 30, "totalTokenCount": 157}));
+        let u = decode_usage(
+            &serde_json::from_value(json!({"promptTokenCount": 120, "cachedContentTokenCount": 100,
+            "candidatesTokenCount": 7, "thoughtsTokenCount": 30, "totalTokenCount": 157}))
+            .unwrap(),
+        );
         assert_eq!(
             (u.input_tokens, u.cache_read_input_tokens, u.output_tokens, u.reasoning_tokens),
             (20, 100, 37, 30)

@@ -1,11 +1,10 @@
-//! [`ModelRequest`] → `generateContent` request body.
+//! [`ModelRequest`] → the typed `generateContent` [`Body`].
 //!
 //! Every request first gets [`answer_unanswered_tool_calls`] (a backstop for broken
 //! histories) and reminders rendered as user text (Gemini has no system role inside
-//! `contents`); the stored history is never changed. `provider_options` go to the top level
-//! of the body, except `generationConfig` and `toolConfig`, which merge into ours key by key
-//! (e.g. `{"toolConfig": {"functionCallingConfig": {"streamFunctionCallArguments": true}}}`
-//! turns on streamed function-call arguments and keeps the tool choice's `mode`).
+//! `contents`); the stored history is never changed. [`GeminiOptions`] set Gemini-only
+//! fields; free-form `provider_options` go to the top level of the body, except
+//! `generationConfig` and `toolConfig`, which merge into ours key by key.
 //!
 //! Function results: Gemini's `functionResponse` carries the function *name*, not a call id.
 //! Each result finds its call by `tool_use_id` among the model turns before it, takes that
@@ -13,6 +12,7 @@
 //! pairs them). The responses go in a `user` content of their own; any other block of the same
 //! message (text, images) follows in a second `user` content.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use dive_core::{
@@ -20,19 +20,27 @@ use dive_core::{
     ThinkingDisplay, ThinkingMode, ToolChoice, ToolDefinition, ToolResultContent, ToolUse,
     answer_unanswered_tool_calls, render_reminders,
 };
-use serde_json::{Map, Value, json};
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
 
+use crate::GeminiOptions;
+use crate::body::{
+    Body, CallOut, FileData, FunctionCallingConfig, FunctionDeclaration, GenerationConfig, InlineData,
+    Instruction, PartOut, Request, ResponseOut, ResultText, TextOnly, ThinkingConfig, ToolConfig, Tools,
+    WireContent, WirePart,
+};
 use crate::catalog::{ThinkingControl, model_info, supports_multimodal_function_response, thinking_control};
 use crate::meta::{GOOGLE, call_id_from_api, signature};
 use crate::schema::{SchemaError, convert_schema};
 
-/// Settings of the client that shape every body.
+/// Settings of the provider that shape every body.
 #[derive(Debug, Clone)]
 pub(crate) struct EncodeOptions<'a> {
+    /// The model of this call (`models/` prefix removed).
     pub model: &'a str,
     pub max_tokens: u32,
     /// Prefix that turns a Files API name (`files/abc`) into the URI Gemini expects.
-    pub files_base: &'a str,
+    pub files_base: String,
 }
 
 /// The model id a request is sent to (`models/` prefix removed).
@@ -41,126 +49,108 @@ pub(crate) fn request_model<'a>(request: &'a ModelRequest, default: &'a str) -> 
     model.strip_prefix("models/").unwrap_or(model)
 }
 
-/// Builds the JSON body of a `generateContent` / `streamGenerateContent` call.
-pub(crate) fn encode_request(request: &ModelRequest, opts: &EncodeOptions<'_>) -> Result<Value, SchemaError> {
-    let model = request_model(request, opts.model);
-    let mut body = Map::new();
+/// Builds the body of a `generateContent` / `streamGenerateContent` call.
+pub(crate) fn encode_request<'a>(
+    request: &'a ModelRequest,
+    opts: EncodeOptions<'a>,
+) -> Result<Body<'a>, SchemaError> {
+    let model = opts.model;
+    let options = request.options.get::<GeminiOptions>();
     let answered = answer_unanswered_tool_calls(&request.messages);
-    let rendered = render_reminders(&answered, &ReminderStyle::UserText);
-    let ctx = Ctx {
+    // A copy only when reminders were rendered (or calls answered).
+    let rendered = match render_reminders(&answered, &ReminderStyle::UserText) {
+        Cow::Owned(rendered) => Some(rendered),
+        Cow::Borrowed(_) => None,
+    };
+    let messages = rendered.map_or(answered, Cow::Owned);
+    let contents = Contents {
+        messages,
         files_base: opts.files_base,
-        calls: index_calls(&rendered),
         multimodal_results: supports_multimodal_function_response(model),
     };
-    let mut contents = Vec::new();
-    for message in rendered.iter() {
-        encode_message(message, &ctx, &mut contents);
-    }
-    body.insert("contents".into(), Value::Array(contents));
-    if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
-        body.insert("systemInstruction".into(), json!({"parts": [{"text": system}]}));
-    }
-    if !request.tools.is_empty() {
+    let system_instruction = request
+        .system
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .map(|text| Instruction { parts: [TextOnly { text }] });
+    let tools = if request.tools.is_empty() {
+        None
+    } else {
         let declarations = request.tools.iter().map(encode_tool).collect::<Result<Vec<_>, _>>()?;
-        body.insert("tools".into(), json!([{"functionDeclarations": declarations}]));
+        Some([Tools { function_declarations: declarations }])
+    };
+    let mut calling = encode_tool_choice(request.tool_choice.as_ref());
+    if options.is_some_and(|o| o.stream_function_call_arguments) {
+        calling.get_or_insert_with(FunctionCallingConfig::default).stream_function_call_arguments =
+            Some(true);
     }
-    if let Some(config) = encode_tool_choice(request.tool_choice.as_ref()) {
-        body.insert("toolConfig".into(), json!({"functionCallingConfig": config}));
-    }
-    body.insert("generationConfig".into(), Value::Object(generation_config(request, model, opts)?));
-    for (k, v) in &request.provider_options {
-        match body.get_mut(k) {
-            Some(ours) if k == "generationConfig" || k == "toolConfig" => merge(ours, v),
-            _ => {
-                body.insert(k.clone(), v.clone());
-            }
-        }
-    }
-    Ok(Value::Object(body))
+    let generation_config = generation_config(request, model, opts.max_tokens, options)?;
+    Ok(Body {
+        request: Request {
+            contents,
+            system_instruction,
+            tools,
+            tool_config: calling.map(|function_calling_config| ToolConfig { function_calling_config }),
+            generation_config,
+            safety_settings: options.map_or(&[], |o| &o.safety_settings),
+            cached_content: options.and_then(|o| o.cached_content.as_deref()),
+        },
+        extra: &request.provider_options,
+    })
 }
 
-/// Merges a provider option into the object the encoder built, key by key at every depth
-/// (so `toolConfig.functionCallingConfig.streamFunctionCallArguments` keeps the encoder's
-/// `mode`); a value that is not an object replaces ours.
-fn merge(ours: &mut Value, theirs: &Value) {
-    match (ours, theirs) {
-        (Value::Object(ours), Value::Object(theirs)) => {
-            for (k, v) in theirs {
-                match ours.get_mut(k) {
-                    Some(o) => merge(o, v),
-                    None => {
-                        ours.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-        }
-        (ours, theirs) => *ours = theirs.clone(),
-    }
-}
-
-fn generation_config(
-    request: &ModelRequest,
+fn generation_config<'a>(
+    request: &'a ModelRequest,
     model: &str,
-    opts: &EncodeOptions<'_>,
-) -> Result<Map<String, Value>, SchemaError> {
-    let mut config = Map::new();
-    config.insert("maxOutputTokens".into(), json!(request.max_tokens.unwrap_or(opts.max_tokens)));
-    let numbers = [
-        ("temperature", request.temperature),
-        ("topP", request.top_p),
-        ("presencePenalty", request.presence_penalty),
-        ("frequencyPenalty", request.frequency_penalty),
-    ];
-    for (key, value) in numbers {
-        if let Some(v) = value {
-            config.insert(key.into(), json!(v));
-        }
-    }
-    if !request.stop_sequences.is_empty() {
-        config.insert("stopSequences".into(), json!(request.stop_sequences));
-    }
-    if let Some(thinking) = thinking_config(request, model) {
-        config.insert("thinkingConfig".into(), thinking);
-    }
-    match &request.response_format {
+    max_tokens: u32,
+    options: Option<&GeminiOptions>,
+) -> Result<GenerationConfig<'a>, SchemaError> {
+    let (response_mime_type, response_json_schema) = match &request.response_format {
         Some(ResponseFormat::JsonSchema { schema, .. }) => {
-            config.insert("responseMimeType".into(), json!("application/json"));
-            config.insert("responseJsonSchema".into(), convert_schema(schema)?);
+            (Some("application/json"), Some(convert_schema(schema)?))
         }
-        Some(ResponseFormat::JsonObject) => {
-            config.insert("responseMimeType".into(), json!("application/json"));
-        }
-        _ => {}
-    }
-    Ok(config)
+        Some(ResponseFormat::JsonObject) => (Some("application/json"), None),
+        _ => (None, None),
+    };
+    Ok(GenerationConfig {
+        max_output_tokens: request.max_tokens.unwrap_or(max_tokens),
+        temperature: request.temperature,
+        top_p: request.top_p,
+        presence_penalty: request.presence_penalty,
+        frequency_penalty: request.frequency_penalty,
+        stop_sequences: &request.stop_sequences,
+        seed: options.and_then(|o| o.seed),
+        thinking_config: thinking_config(request, model),
+        response_mime_type,
+        response_json_schema,
+    })
 }
 
 /// `thinkingConfig` from the request's reasoning settings (see the providers guide for the
 /// effort → level / budget table).
-fn thinking_config(request: &ModelRequest, model: &str) -> Option<Value> {
+fn thinking_config(request: &ModelRequest, model: &str) -> Option<ThinkingConfig> {
     let reasoning = request.reasoning.as_ref()?;
-    let mut config = Map::new();
-    let include = reasoning.display != Some(ThinkingDisplay::Omitted);
-    config.insert("includeThoughts".into(), json!(include));
+    let mut config = ThinkingConfig {
+        include_thoughts: reasoning.display != Some(ThinkingDisplay::Omitted),
+        ..ThinkingConfig::default()
+    };
     let disabled = reasoning.thinking == Some(ThinkingMode::Disabled);
     match thinking_control(model) {
         ThinkingControl::Level => {
             if let Some(budget) = reasoning.budget_tokens {
                 // Gemini 3 still takes a budget, for code written against 2.5.
-                config.insert("thinkingBudget".into(), json!(budget));
+                config.thinking_budget = Some(i64::from(budget));
             } else if disabled {
-                config.insert("thinkingLevel".into(), json!("MINIMAL"));
+                config.thinking_level = Some("MINIMAL");
             } else if let Some(effort) = reasoning.effort {
                 let supported = model_info(model).map(|m| m.reasoning_efforts.as_ref()).unwrap_or(&[]);
                 let effort = if effort == ReasoningEffort::None { ReasoningEffort::Minimal } else { effort };
                 let clamped = if supported.is_empty() { Some(effort) } else { effort.clamp_to(supported) };
-                if let Some(level) = clamped.and_then(level_name) {
-                    config.insert("thinkingLevel".into(), json!(level));
-                }
+                config.thinking_level = clamped.and_then(level_name);
             }
         }
         ThinkingControl::Budget { min, max, can_disable } => {
-            let budget: Option<i64> = if disabled || reasoning.effort == Some(ReasoningEffort::None) {
+            config.thinking_budget = if disabled || reasoning.effort == Some(ReasoningEffort::None) {
                 Some(if can_disable { 0 } else { i64::from(min) })
             } else if let Some(b) = reasoning.budget_tokens {
                 Some(i64::from(b.clamp(min, max)))
@@ -169,12 +159,9 @@ fn thinking_config(request: &ModelRequest, model: &str) -> Option<Value> {
             } else {
                 reasoning.effort.map(|e| i64::from(effort_budget(e).clamp(min, max)))
             };
-            if let Some(b) = budget {
-                config.insert("thinkingBudget".into(), json!(b));
-            }
         }
     }
-    Some(Value::Object(config))
+    Some(config)
 }
 
 fn level_name(effort: ReasoningEffort) -> Option<&'static str> {
@@ -200,12 +187,7 @@ fn effort_budget(effort: ReasoningEffort) -> u32 {
     }
 }
 
-fn encode_tool(tool: &ToolDefinition) -> Result<Value, SchemaError> {
-    let mut m = Map::new();
-    m.insert("name".into(), json!(tool.name));
-    if !tool.description.is_empty() {
-        m.insert("description".into(), json!(tool.description));
-    }
+fn encode_tool(tool: &ToolDefinition) -> Result<FunctionDeclaration<'_>, SchemaError> {
     let schema = convert_schema(&tool.input_schema).map_err(|mut e| {
         e.tool = Some(tool.name.clone());
         e
@@ -213,51 +195,80 @@ fn encode_tool(tool: &ToolDefinition) -> Result<Value, SchemaError> {
     // A function without parameters sends no schema at all.
     let empty = schema.get("properties").is_none_or(|p| p.as_object().is_some_and(Map::is_empty))
         && schema.as_object().is_some_and(|s| s.keys().all(|k| matches!(k.as_str(), "type" | "properties")));
-    if !empty {
-        m.insert("parametersJsonSchema".into(), schema);
-    }
-    Ok(Value::Object(m))
-}
-
-fn encode_tool_choice(choice: Option<&ToolChoice>) -> Option<Value> {
-    Some(match choice? {
-        ToolChoice::Auto => json!({"mode": "AUTO"}),
-        ToolChoice::Any => json!({"mode": "ANY"}),
-        ToolChoice::None => json!({"mode": "NONE"}),
-        ToolChoice::Tool { name } => json!({"mode": "ANY", "allowedFunctionNames": [name]}),
-        // A choice added to dive-core after this encoder: let the model decide.
-        _ => json!({"mode": "AUTO"}),
+    Ok(FunctionDeclaration {
+        name: &tool.name,
+        description: &tool.description,
+        parameters_json_schema: (!empty).then_some(schema),
     })
 }
 
-/// What every message needs to know about the rest of the history.
-struct Ctx<'a> {
-    files_base: &'a str,
-    /// tool_use_id → (function name, position among its turn's calls, id to echo when Gemini
-    /// gave one).
-    calls: HashMap<String, (String, usize, Option<String>)>,
+fn encode_tool_choice(choice: Option<&ToolChoice>) -> Option<FunctionCallingConfig<'_>> {
+    let mode = |mode| FunctionCallingConfig { mode: Some(mode), ..FunctionCallingConfig::default() };
+    Some(match choice? {
+        ToolChoice::Auto => mode("AUTO"),
+        ToolChoice::Any => mode("ANY"),
+        ToolChoice::None => mode("NONE"),
+        ToolChoice::Tool { name } => {
+            FunctionCallingConfig { allowed_function_names: Some([name.as_str()]), ..mode("ANY") }
+        }
+        // A choice added to dive-core after this encoder: let the model decide.
+        _ => mode("AUTO"),
+    })
+}
+
+/// `contents`: the history, written part by part when the body is serialized.
+#[derive(Debug)]
+pub(crate) struct Contents<'a> {
+    messages: Cow<'a, [Message]>,
+    files_base: String,
     multimodal_results: bool,
 }
 
-fn index_calls(messages: &[Message]) -> HashMap<String, (String, usize, Option<String>)> {
+impl Serialize for Contents<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let ctx = Ctx {
+            files_base: &self.files_base,
+            calls: index_calls(&self.messages),
+            multimodal_results: self.multimodal_results,
+        };
+        let mut contents = Vec::with_capacity(self.messages.len());
+        for message in self.messages.iter() {
+            encode_message(message, &ctx, &mut contents);
+        }
+        contents.serialize(s)
+    }
+}
+
+/// A call as its results need it: function name, position among its turn's calls, and the
+/// id to echo when Gemini gave one.
+type CallRef<'b> = (&'b str, usize, Option<&'b str>);
+
+/// What every message needs to know about the rest of the history.
+struct Ctx<'b> {
+    files_base: &'b str,
+    calls: HashMap<&'b str, CallRef<'b>>,
+    multimodal_results: bool,
+}
+
+fn index_calls(messages: &[Message]) -> HashMap<&str, CallRef<'_>> {
     let mut calls = HashMap::new();
     for message in messages.iter().filter(|m| m.role == Role::Assistant) {
         for (i, call) in message.tool_uses().enumerate() {
-            let echo = call_id_from_api(call).then(|| call.id.clone());
-            calls.insert(call.id.clone(), (call.name.clone(), i, echo));
+            let echo = call_id_from_api(call).then_some(call.id.as_str());
+            calls.insert(call.id.as_str(), (call.name.as_str(), i, echo));
         }
     }
     calls
 }
 
-fn encode_message(message: &Message, ctx: &Ctx<'_>, contents: &mut Vec<Value>) {
+fn encode_message<'b>(message: &'b Message, ctx: &Ctx<'b>, contents: &mut Vec<WireContent<'b>>) {
     let model = message.role == Role::Assistant;
     let mut results: Vec<(usize, &ToolResultContent)> = Vec::new();
     let mut parts = Vec::new();
     for block in &message.content {
         match block {
             Content::ToolResult(r) if !model => {
-                results.push((ctx.calls.get(&r.tool_use_id).map_or(usize::MAX, |c| c.1), r));
+                results.push((ctx.calls.get(r.tool_use_id.as_str()).map_or(usize::MAX, |c| c.1), r));
             }
             other => parts.extend(encode_part(other, model, ctx)),
         }
@@ -265,123 +276,129 @@ fn encode_message(message: &Message, ctx: &Ctx<'_>, contents: &mut Vec<Value>) {
     if !results.is_empty() {
         results.sort_by_key(|(order, _)| *order);
         let mut lifted = Vec::new();
-        let responses: Vec<Value> =
+        let responses: Vec<WirePart<'b>> =
             results.iter().map(|(_, r)| function_response(r, ctx, &mut lifted)).collect();
-        contents.push(json!({"role": "user", "parts": responses}));
+        contents.push(WireContent { role: "user", parts: responses });
         lifted.append(&mut parts);
         parts = lifted;
     }
     if !parts.is_empty() {
-        contents.push(json!({"role": if model { "model" } else { "user" }, "parts": parts}));
+        contents.push(WireContent { role: if model { "model" } else { "user" }, parts });
     }
 }
 
-fn function_response(result: &ToolResultContent, ctx: &Ctx<'_>, lifted: &mut Vec<Value>) -> Value {
-    let (name, id) = match ctx.calls.get(&result.tool_use_id) {
-        Some((name, _, id)) => (name.clone(), id.clone()),
+fn function_response<'b>(
+    result: &'b ToolResultContent,
+    ctx: &Ctx<'b>,
+    lifted: &mut Vec<WirePart<'b>>,
+) -> WirePart<'b> {
+    let (name, id) = match ctx.calls.get(result.tool_use_id.as_str()) {
+        Some((name, _, id)) => (*name, *id),
         // An orphan result (its call was trimmed from the history): its id is all we have.
-        None => (result.tool_use_id.clone(), None),
+        None => (result.tool_use_id.as_str(), None),
     };
     let text = result.text_content();
-    let key = if result.is_error { "error" } else { "output" };
-    let mut response = json!({"name": name, "response": {key: text}});
-    if let Some(id) = id {
-        response["id"] = json!(id);
-    }
-    let media: Vec<Value> = result
+    let response = if result.is_error { ResultText::Error(text) } else { ResultText::Output(text) };
+    let mut media: Vec<WirePart<'b>> = result
         .content
         .iter()
         .filter(|c| matches!(c, Content::Image(_) | Content::Document(_) | Content::File(_)))
         .filter_map(|c| encode_part(c, false, ctx))
         .collect();
-    if !media.is_empty() {
-        if ctx.multimodal_results {
-            response["parts"] = Value::Array(media);
-        } else {
-            lifted.push(json!({"text": format!("Media returned by the `{name}` function call:")}));
-            lifted.extend(media);
-        }
+    if !media.is_empty() && !ctx.multimodal_results {
+        lifted.push(PartOut::text(format!("Media returned by the `{name}` function call:")));
+        lifted.append(&mut media);
     }
-    json!({"functionResponse": response})
+    let response = ResponseOut { name, response, id, parts: media };
+    WirePart::Typed(PartOut { function_response: Some(response), ..PartOut::default() })
 }
 
-fn with_signature(mut part: Value, meta: &Map<String, Value>, model: bool) -> Value {
-    if model && let Some(sig) = signature(meta) {
-        part["thoughtSignature"] = json!(sig);
-    }
-    part
+/// The thought signature a model part replays.
+fn replayed(meta: &Map<String, Value>, model: bool) -> Option<&str> {
+    if model { signature(meta) } else { None }
 }
 
 /// One part on the wire, or `None` for blocks Gemini cannot take (another provider's
 /// reasoning or server tools, empty text).
-fn encode_part(block: &Content, model: bool, ctx: &Ctx<'_>) -> Option<Value> {
+fn encode_part<'b>(block: &'b Content, model: bool, ctx: &Ctx<'b>) -> Option<WirePart<'b>> {
     Some(match block {
         Content::Text(t) => {
             if t.text.is_empty() && (!model || signature(&t.metadata).is_none()) {
                 return None;
             }
-            with_signature(json!({"text": t.text}), &t.metadata, model)
+            let thought_signature = replayed(&t.metadata, model);
+            WirePart::Typed(PartOut {
+                text: Some(Cow::Borrowed(&t.text)),
+                thought_signature,
+                ..PartOut::default()
+            })
         }
         Content::Image(i) => media_part(&i.source, None, ctx)?,
         Content::Document(d) => match &d.source {
             MediaSource::Text { data, .. } => match &d.title {
-                Some(title) => json!({"text": format!("{title}\n\n{data}")}),
-                None => json!({"text": data}),
+                Some(title) => PartOut::text(format!("{title}\n\n{data}")),
+                None => PartOut::text(data.as_str()),
             },
             source => media_part(source, Some("application/pdf"), ctx)?,
         },
         Content::File(f) => file_data(&f.file_id, f.media_type.as_deref(), ctx),
         Content::ToolUse(t) => encode_call(t, model),
-        Content::Thinking(t) if model && t.metadata.contains_key(GOOGLE) => {
-            with_signature(json!({"text": t.thinking, "thought": true}), &t.metadata, model)
+        Content::Thinking(t) if model && t.metadata.contains_key(GOOGLE) => WirePart::Typed(PartOut {
+            text: Some(Cow::Borrowed(&t.thinking)),
+            thought: Some(true),
+            thought_signature: replayed(&t.metadata, model),
+            ..PartOut::default()
+        }),
+        Content::Refusal(r) if model && !r.refusal.is_empty() => PartOut::text(r.refusal.as_str()),
+        Content::Reminder(r) => PartOut::text(r.render()),
+        Content::ToolResult(r) => PartOut::text(r.text_content()),
+        Content::Unknown(u) if u.kind() == Some(crate::meta::PART_KIND) => {
+            WirePart::Verbatim(u.raw.get("part")?)
         }
-        Content::Refusal(r) if model && !r.refusal.is_empty() => json!({"text": r.refusal}),
-        Content::Reminder(r) => json!({"text": r.render()}),
-        Content::ToolResult(r) => json!({"text": r.text_content()}),
-        Content::Unknown(u) if u.kind() == Some(crate::meta::PART_KIND) => u.raw.get("part")?.clone(),
         _ => return None,
     })
 }
 
-fn encode_call(t: &ToolUse, model: bool) -> Value {
-    let args = if t.input.is_object() { t.input.clone() } else { json!({}) };
-    let mut call = json!({"name": t.name, "args": args});
-    if call_id_from_api(t) {
-        call["id"] = json!(t.id);
-    }
-    with_signature(json!({"functionCall": call}), &t.metadata, model)
+fn encode_call(t: &ToolUse, model: bool) -> WirePart<'_> {
+    let args =
+        if t.input.is_object() { Cow::Borrowed(&t.input) } else { Cow::Owned(Value::Object(Map::new())) };
+    let id = call_id_from_api(t).then_some(t.id.as_str());
+    WirePart::Typed(PartOut {
+        function_call: Some(CallOut { name: &t.name, args, id }),
+        thought_signature: replayed(&t.metadata, model),
+        ..PartOut::default()
+    })
 }
 
-fn media_part(source: &MediaSource, default_type: Option<&str>, ctx: &Ctx<'_>) -> Option<Value> {
+fn media_part<'b>(
+    source: &'b MediaSource,
+    default_type: Option<&'b str>,
+    ctx: &Ctx<'b>,
+) -> Option<WirePart<'b>> {
     Some(match source {
-        MediaSource::Base64 { media_type, data } => {
-            json!({"inlineData": {"mimeType": media_type, "data": data}})
-        }
+        MediaSource::Base64 { media_type, data } => WirePart::Typed(PartOut {
+            inline_data: Some(InlineData { mime_type: media_type, data }),
+            ..PartOut::default()
+        }),
         MediaSource::Url { url } => {
-            let guessed = guess_media_type(url).or(default_type);
-            let mut data = json!({"fileUri": url});
-            if let Some(t) = guessed {
-                data["mimeType"] = json!(t);
-            }
-            json!({"fileData": data})
+            let mime_type = guess_media_type(url).or(default_type);
+            let file = FileData { file_uri: Cow::Borrowed(url), mime_type };
+            WirePart::Typed(PartOut { file_data: Some(file), ..PartOut::default() })
         }
         MediaSource::File { file_id } => file_data(file_id, default_type, ctx),
-        MediaSource::Text { data, .. } => json!({"text": data}),
+        MediaSource::Text { data, .. } => PartOut::text(data.as_str()),
         _ => return None,
     })
 }
 
-fn file_data(file_id: &str, media_type: Option<&str>, ctx: &Ctx<'_>) -> Value {
-    let uri = if file_id.starts_with("files/") {
-        format!("{}/{file_id}", ctx.files_base)
+fn file_data<'b>(file_id: &'b str, media_type: Option<&'b str>, ctx: &Ctx<'b>) -> WirePart<'b> {
+    let file_uri = if file_id.starts_with("files/") {
+        Cow::Owned(format!("{}/{file_id}", ctx.files_base))
     } else {
-        file_id.to_owned()
+        Cow::Borrowed(file_id)
     };
-    let mut data = json!({"fileUri": uri});
-    if let Some(t) = media_type.or_else(|| guess_media_type(file_id)) {
-        data["mimeType"] = json!(t);
-    }
-    json!({"fileData": data})
+    let mime_type = media_type.or_else(|| guess_media_type(file_id));
+    WirePart::Typed(PartOut { file_data: Some(FileData { file_uri, mime_type }), ..PartOut::default() })
 }
 
 /// The MIME type of a URL from its extension, for the common media Gemini takes.
@@ -420,7 +437,7 @@ mod tests {
     #[test]
     fn effort_maps_to_levels_and_budgets() {
         let req = |e| ModelRequest::new(vec![]).with_reasoning(dive_core::Reasoning::effort(e));
-        let cfg = |r: &ModelRequest, m| thinking_config(r, m).unwrap();
+        let cfg = |r: &ModelRequest, m| serde_json::to_value(thinking_config(r, m).unwrap()).unwrap();
         assert_eq!(cfg(&req(ReasoningEffort::Medium), "gemini-3-pro-preview")["thinkingLevel"], "LOW");
         assert_eq!(cfg(&req(ReasoningEffort::Medium), "gemini-3.5-flash")["thinkingLevel"], "MEDIUM");
         assert_eq!(cfg(&req(ReasoningEffort::None), "gemini-3.5-flash")["thinkingLevel"], "MINIMAL");

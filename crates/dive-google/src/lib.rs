@@ -40,6 +40,7 @@
 #![deny(missing_docs)]
 #![allow(clippy::result_large_err)] // ProviderError on cold paths, as in dive-provider.
 
+mod body;
 mod catalog;
 mod client;
 mod decode;
@@ -47,15 +48,19 @@ mod encode;
 mod error;
 mod grounding;
 mod meta;
+mod options;
 mod partial;
 mod schema;
 mod stream;
+mod wire;
 
+pub use body::Body;
 pub use catalog::{
     DEFAULT_MODEL, MODELS, ThinkingControl, model_info, supports_multimodal_function_response,
     thinking_control,
 };
 pub use client::{DEFAULT_API_VERSION, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS, Gemini, GeminiBuilder};
+pub use options::{GeminiOptions, SafetySetting};
 pub use schema::{SchemaError, convert_schema};
 pub use stream::{ChunkDecoder, GeminiEvents};
 

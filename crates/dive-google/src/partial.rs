@@ -9,6 +9,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::wire::PartialArg;
+
 /// One step of a JSON path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Step {
@@ -108,27 +110,26 @@ impl PartialArgs {
     /// # Errors
     /// A message naming the piece when its `jsonPath` cannot be read or clashes with a value
     /// already set (a scalar where an object or array should be).
-    pub(crate) fn apply(&mut self, piece: &Value) -> Result<(), String> {
-        let path = piece.get("jsonPath").and_then(Value::as_str).unwrap_or_default();
+    pub(crate) fn apply(&mut self, piece: &PartialArg<'_>) -> Result<(), String> {
+        let path = piece.json_path.as_ref();
         let steps = parse_path(path).ok_or_else(|| format!("unreadable jsonPath `{path}` in partialArgs"))?;
-        let continues = piece.get("willContinue").and_then(Value::as_bool) == Some(true);
         let appends = self.continuing.as_deref() == Some(path);
         let target = slot(&mut self.args, &steps).ok_or_else(|| {
             format!("jsonPath `{path}` in partialArgs clashes with an argument already set")
         })?;
-        if let Some(s) = piece.get("stringValue").and_then(Value::as_str) {
+        if let Some(s) = piece.string_value.as_deref() {
             match target {
                 Value::String(current) if appends => current.push_str(s),
                 other => *other = Value::String(s.to_owned()),
             }
-        } else if let Some(n) = piece.get("numberValue").filter(|v| v.is_number()) {
+        } else if let Some(n) = piece.number_value.as_ref().filter(|v| v.is_number()) {
             *target = n.clone();
-        } else if let Some(b) = piece.get("boolValue").and_then(Value::as_bool) {
+        } else if let Some(b) = piece.bool_value {
             *target = Value::Bool(b);
-        } else if piece.get("nullValue").is_some() {
+        } else if piece.null_value {
             *target = Value::Null;
         }
-        self.continuing = continues.then(|| path.to_owned());
+        self.continuing = (piece.will_continue == Some(true)).then(|| path.to_owned());
         Ok(())
     }
 
@@ -144,7 +145,12 @@ impl PartialArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::Deserialize;
     use serde_json::json;
+
+    fn piece_of(v: &Value) -> PartialArg<'_> {
+        PartialArg::deserialize(v).unwrap()
+    }
 
     #[test]
     fn paths_in_dot_and_bracket_form() {
@@ -176,7 +182,7 @@ mod tests {
             // A new string at a path that is not continuing replaces, never appends.
             json!({"jsonPath": "$.unit", "stringValue": "f"}),
         ] {
-            a.apply(&piece).unwrap();
+            a.apply(&piece_of(&piece)).unwrap();
         }
         assert_eq!(
             a.into_value(),
@@ -187,8 +193,10 @@ mod tests {
     #[test]
     fn clashing_and_unreadable_paths_are_errors() {
         let mut a = PartialArgs::new(None);
-        a.apply(&json!({"jsonPath": "$.x", "stringValue": "s"})).unwrap();
-        assert!(a.apply(&json!({"jsonPath": "$.x.y", "stringValue": "t"})).unwrap_err().contains("clashes"));
-        assert!(a.apply(&json!({"jsonPath": "x", "stringValue": "t"})).unwrap_err().contains("unreadable"));
+        a.apply(&piece_of(&json!({"jsonPath": "$.x", "stringValue": "s"}))).unwrap();
+        let clash = json!({"jsonPath": "$.x.y", "stringValue": "t"});
+        assert!(a.apply(&piece_of(&clash)).unwrap_err().contains("clashes"));
+        let unreadable = json!({"jsonPath": "x", "stringValue": "t"});
+        assert!(a.apply(&piece_of(&unreadable)).unwrap_err().contains("unreadable"));
     }
 }

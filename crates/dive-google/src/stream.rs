@@ -30,16 +30,18 @@ use dive_core::{
 };
 use dive_provider::{ProviderError, SseEvent};
 use futures_util::Stream;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::PROVIDER;
 use crate::decode::{
-    CallIds, candidate_metadata, decode_part, decode_usage, finish, is_empty_call, nameless_call, price,
+    CallIds, candidate_metadata, decode_part, decode_usage, finish, price, tool_use, unnamed_call,
 };
 use crate::error::refine;
 use crate::grounding::grounding_citations;
 use crate::meta::part_metadata;
 use crate::partial::PartialArgs;
+use crate::wire::{FunctionCall, Part, PartialArg, Response};
 
 fn decode_error(message: String) -> ProviderError {
     ProviderError::new(PROVIDER, LlmErrorKind::Decode, message)
@@ -164,17 +166,27 @@ impl ChunkDecoder {
     /// # Errors
     /// A typed error for an error chunk; `Decode` for JSON that does not parse.
     pub fn chunk(&mut self, data: &str) -> Result<Vec<StreamEvent>, ProviderError> {
-        let mut v: Value =
-            serde_json::from_str(data).map_err(|e| decode_error(format!("stream chunk is not JSON: {e}")))?;
-        if v.get("error").is_some() {
-            return Err(refine(ProviderError::from_stream_error(PROVIDER, &v), &v));
-        }
         let mut out = Vec::new();
+        self.chunk_into(data, &mut out)?;
+        Ok(out)
+    }
+
+    fn chunk_into(&mut self, data: &str, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
+        let mut v: Response<'_> = match serde_json::from_str(data) {
+            Ok(v) => v,
+            Err(e) => {
+                return Err(error_chunk(data)
+                    .unwrap_or_else(|| decode_error(format!("stream chunk is not JSON: {e}"))));
+            }
+        };
+        if v.error.is_some() {
+            return Err(error_chunk(data).unwrap_or_else(|| decode_error("unreadable error chunk".into())));
+        }
         if !self.started {
             self.started = true;
             let mut message = ModelResponse::default();
-            message.id = v.get("responseId").and_then(Value::as_str).unwrap_or_default().to_owned();
-            message.model = v.get("modelVersion").and_then(Value::as_str).unwrap_or_default().to_owned();
+            message.id = v.response_id.take().map(String::from).unwrap_or_default();
+            message.model = v.model_version.take().map(String::from).unwrap_or_default();
             self.ids.set_response_id(&message.id);
             out.push(StreamEvent::MessageStart { message });
         }
@@ -182,82 +194,66 @@ impl ChunkDecoder {
         // counts out), and a later one may be lower (the last chunk's prompt count is the
         // billed one): it replaces, never a field-wise max. One without any count (only
         // `trafficType`, as early chunks send) says nothing and changes nothing.
-        if let Some(u) = v.get("usageMetadata").filter(|u| u.get("totalTokenCount").is_some()) {
+        if let Some(u) = v.usage_metadata.as_ref().filter(|u| u.total_token_count.is_some()) {
             self.usage.apply_snapshot(&UsageReport::whole(decode_usage(u)));
         }
-        let candidate = v
-            .get_mut("candidates")
-            .and_then(Value::as_array_mut)
-            .and_then(|c| c.first_mut())
-            .map(Value::take)
-            .unwrap_or_default();
-        if let Some(Value::Array(parts)) = candidate.get("content").and_then(|c| c.get("parts")) {
-            for part in parts {
-                self.part(part, &mut out)?;
-            }
+        let candidate = v.take_candidate();
+        for raw in candidate.parts() {
+            self.part(raw, out)?;
         }
         let mut late = Map::new();
         candidate_metadata(&candidate, &mut late);
         self.metadata.extend(late.iter().map(|(k, v)| (k.clone(), v.clone())));
-        let (reason, details) = finish(&candidate, v.get("promptFeedback"));
+        let (reason, details) = finish(&candidate, v.prompt_feedback.as_ref());
         if !reason.is_empty() {
-            self.cite(&mut out);
-            self.close(&mut out);
+            self.cite(out);
+            self.close(out);
             self.stopped = true;
             let mut delta = MessageDelta::stop(reason);
             delta.stop_details = details;
             delta.metadata = self.metadata.clone();
             out.push(StreamEvent::MessageDelta { delta, usage: Some(self.usage.clone()) });
-        } else if self.stopped && (v.get("usageMetadata").is_some() || !late.is_empty()) {
+        } else if self.stopped && (v.usage_metadata.is_some() || !late.is_empty()) {
             // Usage (or metadata) that trails the finish reason.
             let mut delta = MessageDelta::default();
             delta.metadata = late;
             out.push(StreamEvent::MessageDelta { delta, usage: Some(self.usage.clone()) });
         }
-        Ok(out)
+        Ok(())
     }
 
     /// A `functionCall` part: a whole call, the start of a streamed one, or a piece of it.
     fn call_part(
         &mut self,
-        part: &Value,
-        call: &Value,
+        raw: &RawValue,
+        sig: Option<&str>,
+        mut call: FunctionCall<'_>,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), ProviderError> {
-        let named = call.get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty());
-        let continues = call.get("willContinue").and_then(Value::as_bool) == Some(true);
-        let pieces = call.get("partialArgs").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-        if named {
+        let continues = call.continues();
+        if call.is_named() {
             self.close(out);
-            if !continues && pieces.is_empty() {
-                let block = decode_part(part.clone(), &mut self.ids);
+            if !continues && call.pieces().is_empty() {
+                let block = Content::ToolUse(tool_use(call, sig, &mut self.ids, true));
                 let index = self.start(block, out);
                 out.push(StreamEvent::ContentBlockStop { index });
                 return Ok(());
             }
-            let mut head = part.clone();
-            if let Some(Value::Object(c)) = head.get_mut("functionCall") {
-                for key in ["args", "partialArgs", "willContinue"] {
-                    c.remove(key);
-                }
-            }
-            let block = decode_part(head, &mut self.ids);
+            let args = PartialArgs::new(call.args.as_ref());
+            let pieces = call.partial_args.take().unwrap_or_default();
+            let block = Content::ToolUse(tool_use(call, sig, &mut self.ids, false));
             let index = self.start(block, out);
-            self.call = Some(StreamedCall { index, args: PartialArgs::new(call.get("args")) });
-        } else if let Some(open) = &mut self.call {
-            if let Some(args) = call.get("args") {
+            self.call = Some(StreamedCall { index, args });
+            self.apply(&pieces)?;
+        } else if self.call.is_some() {
+            if let (Some(open), Some(args)) = (&mut self.call, &call.args) {
                 open.args.merge_args(args);
             }
-        } else if is_empty_call(call) {
+            self.apply(call.pieces())?;
+        } else {
+            unnamed_call(raw)?;
             tracing::debug!("skipped an empty Gemini functionCall part outside a streamed call");
             return Ok(());
-        } else {
-            return Err(nameless_call(call));
-        }
-        if let Some(open) = &mut self.call {
-            for piece in pieces {
-                open.args.apply(piece).map_err(|e| decode_error(format!("streamed function call: {e}")))?;
-            }
         }
         if !continues {
             self.close(out);
@@ -265,25 +261,38 @@ impl ChunkDecoder {
         Ok(())
     }
 
-    fn part(&mut self, part: &Value, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
-        let signature = part.get("thoughtSignature").and_then(Value::as_str);
-        if let Some(call) = part.get("functionCall") {
-            return self.call_part(part, call, out);
+    /// Applies streamed argument pieces to the open call.
+    fn apply(&mut self, pieces: &[PartialArg<'_>]) -> Result<(), ProviderError> {
+        if let Some(open) = &mut self.call {
+            for piece in pieces {
+                open.args.apply(piece).map_err(|e| decode_error(format!("streamed function call: {e}")))?;
+            }
         }
-        if let Some(text) = part.get("text").and_then(Value::as_str) {
-            let kind = if part.get("thought").and_then(Value::as_bool) == Some(true) {
-                Open::Thought
-            } else {
-                Open::Text
-            };
-            self.text_part(kind, text, signature, out);
+        Ok(())
+    }
+
+    fn part(&mut self, raw: &RawValue, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
+        let mut part = Part::read(raw).map_err(|e| decode_error(format!("unreadable part: {e}")))?;
+        if let Some(call) = part.function_call.take() {
+            return self.call_part(raw, part.thought_signature.as_deref(), call, out);
+        }
+        if let Some(text) = part.text.as_deref() {
+            let kind = if part.is_thought() { Open::Thought } else { Open::Text };
+            self.text_part(kind, text, part.thought_signature.as_deref(), out);
             return Ok(());
         }
-        let block = decode_part(part.clone(), &mut self.ids);
+        let block = decode_part(raw, part, &mut self.ids);
         let index = self.start(block, out);
         out.push(StreamEvent::ContentBlockStop { index });
         Ok(())
     }
+}
+
+/// The typed error of an error chunk (`{"error": {...}}`), `None` when `data` is not one.
+fn error_chunk(data: &str) -> Option<ProviderError> {
+    let v: Value = serde_json::from_str(data).ok()?;
+    v.get("error")?;
+    Some(refine(ProviderError::from_stream_error(PROVIDER, &v), &v))
 }
 
 /// The stream adapter: SSE events in, [`StreamEvent`]s out, with usage priced from the

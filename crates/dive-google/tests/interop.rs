@@ -18,6 +18,7 @@ use dive_core::{
     Reasoning, ReasoningEffort, Reminder, ResponseFormat, Role, ThinkingContent, ThinkingDisplay,
     ThinkingMode, ToolChoice, ToolDefinition, ToolResultContent,
 };
+use dive_google::{GeminiOptions, SafetySetting};
 use serde_json::{Value, json};
 
 /// The Python with the pinned `google-genai` SDK (`dive_test::interop`); `None` when skipped locally.
@@ -230,6 +231,19 @@ fn matrix() -> Vec<(&'static str, &'static str, ModelRequest)> {
         .insert("toolConfig".into(), json!({"functionCallingConfig": {"streamFunctionCallArguments": true}}));
     cases.push(("stream_function_call_arguments", flash3, r));
 
+    // The same fields through the typed Gemini options.
+    let r = ModelRequest::new(vec![Message::user("Weather?")])
+        .with_tools(vec![weather_tool()])
+        .with_tool_choice(ToolChoice::Any)
+        .with_option(
+            GeminiOptions::default()
+                .with_safety_setting(SafetySetting::new("HARM_CATEGORY_DANGEROUS_CONTENT", "BLOCK_ONLY_HIGH"))
+                .with_seed(7)
+                .with_stream_function_call_arguments(true)
+                .with_cached_content("cachedContents/abc123"),
+        );
+    cases.push(("gemini_options", flash3, r));
+
     // The streamed turn of a fixture, replayed with its signatures, then answered.
     let (_, acc, error) = decode_fixture("thinking_parallel_calls.sse");
     assert!(error.is_none());
@@ -365,6 +379,14 @@ fn bodies_carry_what_each_case_asks_for() {
         bodies["stream_function_call_arguments"]["toolConfig"],
         json!({"functionCallingConfig": {"mode": "ANY", "streamFunctionCallArguments": true}})
     );
+    let typed = &bodies["gemini_options"];
+    assert_eq!(
+        typed["safetySettings"],
+        json!([{"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "threshold": "BLOCK_ONLY_HIGH"}])
+    );
+    assert_eq!(typed["generationConfig"]["seed"], 7);
+    assert_eq!(typed["toolConfig"], bodies["stream_function_call_arguments"]["toolConfig"]);
+    assert_eq!(typed["cachedContent"], "cachedContents/abc123");
 
     // The streamed turn goes back with every signature on the part it came with.
     let turn = &bodies["replay_streamed_turn"]["contents"][1];
