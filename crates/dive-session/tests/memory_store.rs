@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use dive_core::{
     BoxFuture, ListOptions, Message, NextStep, OutcomeReason, Session, SessionError, SessionPage,
-    SessionSnapshot, SessionStore, StoreCapabilities, ToolCallRecord, ToolCallState, Turn, TurnOutcome, TurnStatus,
+    SessionSnapshot, SessionStore, StoreCapabilities, ToolCallRecord, ToolCallState, Turn, TurnOutcome,
+    TurnStatus,
 };
 use dive_session::{MemorySession, MemoryStore};
 use dive_test::conformance::session_store_conformance;
@@ -248,6 +249,66 @@ fn an_undeclared_operation_the_store_performs_fails_the_suite() {
             self.0.import(document)
         }
     }
-    let message = failure(|| drop(block_on(session_store_conformance(|| NoImportDeclared(MemoryStore::new())))));
+    let message =
+        failure(|| drop(block_on(session_store_conformance(|| NoImportDeclared(MemoryStore::new())))));
     assert!(message.contains("declares no import capability but did it anyway"), "{message}");
+}
+
+/// `MemoryStore` behind sessions that break one rule: a refusal of `save_turn` matching
+/// `breaks` is reported as a success.
+struct RuleBreaker(MemoryStore, fn(&SessionError) -> bool);
+
+struct RuleBreakingSession(Arc<dyn Session>, fn(&SessionError) -> bool);
+
+impl Session for RuleBreakingSession {
+    fn id(&self) -> &str {
+        self.0.id()
+    }
+    fn load(&self) -> BoxFuture<'_, Result<SessionSnapshot, SessionError>> {
+        self.0.load()
+    }
+    fn save_turn<'a>(&'a self, turn: &'a Turn) -> BoxFuture<'a, Result<u64, SessionError>> {
+        Box::pin(async move {
+            match self.0.save_turn(turn).await {
+                Err(e) if (self.1)(&e) => Ok(0),
+                other => other,
+            }
+        })
+    }
+}
+
+impl SessionStore for RuleBreaker {
+    fn capabilities(&self) -> StoreCapabilities {
+        StoreCapabilities::none()
+    }
+    fn open<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
+        let breaks = self.1;
+        Box::pin(async move {
+            Ok(Arc::new(RuleBreakingSession(self.0.open(id).await?, breaks)) as Arc<dyn Session>)
+        })
+    }
+    fn list<'a>(&'a self, options: &'a ListOptions) -> BoxFuture<'a, Result<SessionPage, SessionError>> {
+        self.0.list(options)
+    }
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {
+        self.0.delete(id)
+    }
+}
+
+#[test]
+fn a_store_that_records_a_closed_turn_again_fails_by_the_rule_s_name() {
+    let breaks: fn(&SessionError) -> bool = |e| matches!(e, SessionError::Rejected(_));
+    let message = failure(move || {
+        drop(block_on(session_store_conformance(|| RuleBreaker(MemoryStore::new(), breaks))))
+    });
+    assert!(message.contains("rule `closed turns are never recorded again`"), "{message}");
+}
+
+#[test]
+fn a_store_that_appends_while_suspended_fails_by_the_rule_s_name() {
+    let breaks: fn(&SessionError) -> bool = |e| matches!(e, SessionError::Suspended(_));
+    let message = failure(move || {
+        drop(block_on(session_store_conformance(|| RuleBreaker(MemoryStore::new(), breaks))))
+    });
+    assert!(message.contains("rule `refuse while suspended`"), "{message}");
 }

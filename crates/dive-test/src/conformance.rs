@@ -285,7 +285,9 @@ async fn recovery<S: SessionStore>(store: &S, _run: &mut Run) -> bool {
         TurnStatus::Incomplete,
         "rule `recover a running turn`: load closes a turn left running (see the Session trait docs)"
     );
-    let outcome = turn.outcome.unwrap_or_else(|| panic!("rule `recover a running turn`: the closed turn has an outcome"));
+    let outcome = turn
+        .outcome
+        .unwrap_or_else(|| panic!("rule `recover a running turn`: the closed turn has an outcome"));
     assert_eq!(
         outcome.reason,
         OutcomeReason::ProcessExit,
@@ -427,7 +429,11 @@ async fn compaction<S: SessionStore>(store: &S, run: &mut Run) -> bool {
     let h = ok!(s.as_history().ok_or("no history"), "history");
     if !run.declared.compaction {
         ok!(s.save_turn(&Turn::completed("t1", vec![Message::user("a")])).await, "t1");
-        assert_refused("compaction", "compaction", h.edit(None, &SessionEdit::Compact { summary: vec![] }).await);
+        assert_refused(
+            "compaction",
+            "compaction",
+            h.edit(None, &SessionEdit::Compact { summary: vec![] }).await,
+        );
         run.skip("compaction", "compaction");
         return false;
     }
