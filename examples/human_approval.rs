@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use dive::session::SqliteStore;
 use dive::{
-    Agent, FunctionTool, ModelResponse, ResumeRequest, RunOptions, SessionStore, SuspendReason,
+    Agent, FunctionTool, ModelResponse, ResumeRequest, RunInput, SessionStore, SuspendReason,
     SuspendRequest, ToolError, ToolOutput, ToolResult, ToolUse,
 };
 use dive_test::ScriptedModel;
@@ -72,9 +72,10 @@ async fn second_process(db: &std::path::Path) -> Result<(), Box<dyn std::error::
     );
     let model = ScriptedModel::new([ModelResponse::text("Approved by a human; deploying v2.3 now.")]);
     let agent = Agent::builder().model(Arc::new(model)).tool(approval_tool()).session(session).build()?;
-    let options = RunOptions::new()
-        .with_tool_result(pending.id.clone(), ToolOutput::text("Approved by ada@example.com"))
-        .with_resume_request(ResumeRequest::new(turn.id.clone(), snapshot.revision));
+    let options = RunInput::resume_guarded(
+        ResumeRequest::new(turn.id.clone(), snapshot.revision),
+        [(pending.id.clone(), ToolOutput::text("Approved by ada@example.com"))],
+    );
     let response = agent.run(options).await?;
     println!("[process 2] turn {}: {}", response.status.as_str(), response.output_text());
     Ok(())

@@ -11,6 +11,31 @@ use crate::error::AgentError;
 use crate::settings::ModelSettings;
 use crate::validate::SchemaCache;
 
+/// `value` itself when it already is the shared handle `A` (no second `Arc` around it), else
+/// `wrap(value)`.
+fn shared<T: 'static, A: Clone + 'static>(value: T, wrap: impl FnOnce(T) -> A) -> A {
+    match (&value as &dyn std::any::Any).downcast_ref::<A>() {
+        Some(handle) => handle.clone(),
+        None => wrap(value),
+    }
+}
+
+/// Refuses a default session that lacks a capability the agent's options need.
+fn check_session(session: &dyn Session, checkpoints: bool, claims: bool) -> Result<(), AgentError> {
+    let can = session.capabilities();
+    let missing = if checkpoints && !can.turn_store {
+        "record step checkpoints (checkpoint_steps needs a session that is a TurnStore)"
+    } else if claims && !can.claims {
+        "be claimed (claim_sessions needs a session that is a SessionClaimer)"
+    } else {
+        return Ok(());
+    };
+    Err(AgentError::Config(format!(
+        "session {:?} cannot {missing}: use a store that offers it (dive-session's stores do) or turn the option off",
+        session.id()
+    )))
+}
+
 /// Default tool iterations a turn (the model may be called one more time than this).
 pub const DEFAULT_TOOL_ITERATION_LIMIT: u32 = 100;
 /// Default number of times a paused model response is resent within one turn.
@@ -22,14 +47,18 @@ pub const DEFAULT_RESPONSE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
 /// Builds an [`Agent`].
 ///
+/// Builder methods follow one naming rule (see `docs/guides/agents.md`): a setter is named
+/// after what it sets, with no `with_`/`set_` prefix (`model`, `system_prompt`); an adder of one
+/// item takes the singular (`tool`, `toolset`, `extension`), of many the plural (`tools`,
+/// `hooks`); a boolean switch is named after the behaviour it turns on (`checkpoint_steps`).
+///
 /// ```
-/// use std::sync::Arc;
 /// use dive_agent::{Agent, ModelSettings};
 /// use dive_test::TestModel;
 /// let agent = Agent::builder()
 ///     .name("assistant")
 ///     .system_prompt("You are helpful.")
-///     .model(Arc::new(TestModel::new()))
+///     .model(TestModel::new())
 ///     .model_settings(ModelSettings::new().max_tokens(1024))
 ///     .parallel_tool_execution(true)
 ///     .build()
@@ -136,15 +165,15 @@ impl AgentBuilder {
         self
     }
 
-    /// The model (required).
-    pub fn model(mut self, model: Arc<dyn Llm>) -> Self {
-        self.model = Some(model);
+    /// The model (required): any [`Llm`], or an `Arc<dyn Llm>` already shared.
+    pub fn model(mut self, model: impl Llm + 'static) -> Self {
+        self.model = Some(shared(model, |m| Arc::new(m) as Arc<dyn Llm>));
         self
     }
 
-    /// Adds a tool.
-    pub fn tool(mut self, tool: Arc<dyn Tool>) -> Self {
-        self.tools.push(tool);
+    /// Adds a tool: any [`Tool`], or an `Arc<dyn Tool>` already shared.
+    pub fn tool(mut self, tool: impl Tool + 'static) -> Self {
+        self.tools.push(shared(tool, |t| Arc::new(t) as Arc<dyn Tool>));
         self
     }
 
@@ -264,9 +293,14 @@ impl AgentBuilder {
     /// Builds the agent.
     ///
     /// # Errors
-    /// [`AgentError::Config`] when no model was given or two tools share a name.
+    /// [`AgentError::Config`] when no model was given, two tools share a name, or the default
+    /// session cannot do what the agent asks of it (step checkpoints need a turn store, claims
+    /// need a claimer).
     pub fn build(self) -> Result<Agent, AgentError> {
         let model = self.model.ok_or_else(|| AgentError::Config("no model: call .model(...)".into()))?;
+        if let Some(session) = &self.session {
+            check_session(&**session, self.checkpoint_steps, self.claim.is_some())?;
+        }
         let mut tools = self.tools;
         let mut hooks = self.hooks;
         let mut rules = Vec::new();

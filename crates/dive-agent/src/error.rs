@@ -23,6 +23,10 @@ pub enum AgentError {
          use another session or none"
     )]
     ReentrantSession(String),
+    /// The run was started outside a Tokio runtime, or on one without timers
+    /// (`enable_time`/`enable_all`); nothing changed.
+    #[error("{0}")]
+    Runtime(&'static str),
     /// A SessionStart hook failed; nothing changed.
     #[error("session start hook failed: {0}")]
     SessionStart(#[source] HookError),
@@ -89,8 +93,8 @@ pub enum Rejection {
     /// A result differs from the one already accepted for that call.
     #[error("tool call {0:?} already has a different result")]
     ConflictingToolResult(String),
-    /// `continue` was asked together with new input or a resume.
-    #[error("continue takes no new input and no tool results")]
+    /// `continue` was given history on a session (the session's own history is continued).
+    #[error("continue on a session takes no history: the session's own history is continued")]
     ContinueWithInput,
     /// `continue` was asked on an empty conversation.
     #[error("there is nothing to continue: the conversation is empty")]
@@ -100,6 +104,14 @@ pub enum Rejection {
         "the latest turn has tool calls whose effect is unknown: reconcile them (continue the turn) before new input"
     )]
     UnreconciledToolCalls,
+    /// Another run held the session and this run was cancelled, or its response timeout
+    /// passed, while it waited (a run started from a task that the holding run waits for
+    /// would otherwise wait forever).
+    #[error(
+        "session {0:?} is in use by another run, and this run was cancelled or timed out waiting for it: \
+         retry when that run has ended, or use another session"
+    )]
+    SessionBusy(String),
     /// A durability option needs a session capability this session lacks.
     #[error("session {session:?} cannot {needs}")]
     Unsupported {

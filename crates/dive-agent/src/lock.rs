@@ -1,91 +1,137 @@
-//! The per-session lock: two invocations on one session id in this process run one after the
-//! other, and a nested invocation on the same session from inside a turn (a tool calling the
-//! agent again) fails fast instead of deadlocking.
+//! Serialising runs on one session: a run holds the lock its session hands out
+//! ([`Session::run_lock`]), never one from a process-wide map keyed by id, so two stores that both
+//! hold a session `chat` never block each other. A nested run on the same session from inside its
+//! own turn fails fast; a run that waits (for example one started from a spawned task inside a tool
+//! of the run it waits for) gives up when it is cancelled or its response timeout passes.
 
-use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
+use std::sync::Arc;
+use std::time::Duration;
 
-use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
+use dive_core::{Session, SessionLock, SessionLockGuard};
+use tokio_util::sync::CancellationToken;
 
-use crate::error::AgentError;
-
-static LOCKS: LazyLock<Mutex<HashMap<String, Weak<AsyncMutex<()>>>>> = LazyLock::new(Mutex::default);
+use crate::error::{AgentError, Rejection};
 
 tokio::task_local! {
-    /// Session ids whose lock the current task holds.
-    static HELD: Vec<String>;
+    /// Identities of the sessions whose lock the current task holds.
+    static HELD: Vec<usize>;
 }
 
-/// Holds a session's lock until dropped.
+/// The identity of a session for the "held by this task" check: its lock, or, for a session
+/// without one, the session object.
+fn identity(session: &Arc<dyn Session>, lock: Option<&SessionLock>) -> usize {
+    lock.map_or_else(|| Arc::as_ptr(session).cast::<()>() as usize, SessionLock::identity)
+}
+
+/// What a run holds on its session until it ends.
 #[derive(Debug)]
-pub struct SessionLock {
-    _guard: OwnedMutexGuard<()>,
-    session_id: String,
+pub(crate) struct Held {
+    identity: usize,
+    _guard: Option<SessionLockGuard>,
 }
 
-impl SessionLock {
-    /// The locked session id.
-    #[must_use]
-    pub fn session_id(&self) -> &str {
-        &self.session_id
-    }
-}
-
-fn mutex_for(session_id: &str) -> Arc<AsyncMutex<()>> {
-    let mut map = LOCKS.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(existing) = map.get(session_id).and_then(Weak::upgrade) {
-        return existing;
-    }
-    map.retain(|_, weak| weak.strong_count() > 0);
-    let fresh = Arc::new(AsyncMutex::new(()));
-    map.insert(session_id.to_owned(), Arc::downgrade(&fresh));
-    fresh
-}
-
-/// Whether the current task already holds this session's lock.
-#[must_use]
-pub(crate) fn held_by_current_task(session_id: &str) -> bool {
-    HELD.try_with(|held| held.iter().any(|id| id == session_id)).unwrap_or(false)
-}
-
-/// Takes the in-process lock of a session, waiting for any running turn on it. Use it to
-/// serialise your own changes to a session (import, rewind, cancelling a suspension) with
-/// agent runs.
+/// Takes the session's run lock, waiting for a run that holds it. Gives up with
+/// [`Rejection::SessionBusy`] when `cancel` fires or `timeout` passes first.
 ///
 /// # Errors
-/// [`AgentError::ReentrantSession`] when called from inside a turn that holds this session.
-pub async fn lock_session(session_id: &str) -> Result<SessionLock, AgentError> {
-    if held_by_current_task(session_id) {
-        return Err(AgentError::ReentrantSession(session_id.to_owned()));
+/// [`AgentError::ReentrantSession`] when the current task's own turn holds this session.
+pub(crate) async fn acquire(
+    session: &Arc<dyn Session>,
+    cancel: Option<&CancellationToken>,
+    timeout: Option<Duration>,
+) -> Result<Held, AgentError> {
+    let lock = session.run_lock();
+    let identity = identity(session, lock.as_ref());
+    if HELD.try_with(|held| held.contains(&identity)).unwrap_or(false) {
+        return Err(AgentError::ReentrantSession(session.id().to_owned()));
     }
-    let guard = mutex_for(session_id).lock_owned().await;
-    Ok(SessionLock { _guard: guard, session_id: session_id.to_owned() })
+    let Some(lock) = lock else { return Ok(Held { identity, _guard: None }) };
+    let busy = || AgentError::Rejected(Rejection::SessionBusy(session.id().to_owned()));
+    let cancelled = async {
+        match cancel {
+            Some(token) => token.cancelled().await,
+            None => std::future::pending().await,
+        }
+    };
+    let expired = async {
+        match timeout {
+            Some(t) => tokio::time::sleep(t).await,
+            None => std::future::pending().await,
+        }
+    };
+    let guard = tokio::select! {
+        guard = lock.lock() => guard,
+        () = cancelled => return Err(busy()),
+        () = expired => return Err(busy()),
+    };
+    Ok(Held { identity, _guard: Some(guard) })
 }
 
-/// Runs `fut` with `session_id` marked as held by the current task, so nested invocations on
-/// it fail fast.
-pub(crate) async fn while_held<F: std::future::Future>(session_id: Option<&str>, fut: F) -> F::Output {
-    let Some(id) = session_id else {
+/// Runs `fut` with the held session marked as held by the current task, so nested invocations
+/// on it fail fast.
+pub(crate) async fn while_held<F: std::future::Future>(held: Option<&Held>, fut: F) -> F::Output {
+    let Some(held) = held else {
         return fut.await;
     };
-    let mut held = HELD.try_with(Clone::clone).unwrap_or_default();
-    held.push(id.to_owned());
-    HELD.scope(held, fut).await
+    let mut ids = HELD.try_with(Clone::clone).unwrap_or_default();
+    ids.push(held.identity);
+    HELD.scope(ids, fut).await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dive_core::{BoxFuture, SessionError, SessionSnapshot, Turn};
+
+    struct Locked {
+        id: &'static str,
+        lock: SessionLock,
+    }
+
+    impl Session for Locked {
+        fn id(&self) -> &str {
+            self.id
+        }
+        fn load(&self) -> BoxFuture<'_, Result<SessionSnapshot, SessionError>> {
+            Box::pin(async { Ok(SessionSnapshot::default()) })
+        }
+        fn save_turn<'a>(&'a self, _turn: &'a Turn) -> BoxFuture<'a, Result<u64, SessionError>> {
+            Box::pin(async { Ok(1) })
+        }
+        fn run_lock(&self) -> Option<SessionLock> {
+            Some(self.lock.clone())
+        }
+    }
+
+    fn session(id: &'static str, lock: &SessionLock) -> Arc<dyn Session> {
+        Arc::new(Locked { id, lock: lock.clone() })
+    }
 
     #[tokio::test]
     async fn nested_lock_fails_fast_and_others_wait() {
-        let lock = lock_session("s1").await.unwrap();
-        let nested = while_held(Some("s1"), async { lock_session("s1").await.map(|_| ()) }).await;
+        let lock = SessionLock::new();
+        let s1 = session("s1", &lock);
+        let held = acquire(&s1, None, None).await.unwrap();
+        let nested = while_held(Some(&held), async { acquire(&s1, None, None).await.map(|_| ()) }).await;
         assert!(matches!(nested, Err(AgentError::ReentrantSession(id)) if id == "s1"));
-        let waiter = tokio::spawn(async { lock_session("s1").await.map(|l| l.session_id().to_owned()) });
+        let other = Arc::clone(&s1);
+        let waiter = tokio::spawn(async move { acquire(&other, None, None).await.map(|_| ()) });
         tokio::task::yield_now().await;
         assert!(!waiter.is_finished());
-        drop(lock);
-        assert_eq!(waiter.await.unwrap().unwrap(), "s1");
+        drop(held);
+        waiter.await.unwrap().unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_waiter_gives_up_when_cancelled_or_timed_out() {
+        let lock = SessionLock::new();
+        let s1 = session("s1", &lock);
+        let _held = acquire(&s1, None, None).await.unwrap();
+        let token = CancellationToken::new();
+        token.cancel();
+        let cancelled = acquire(&s1, Some(&token), None).await;
+        assert!(matches!(cancelled, Err(AgentError::Rejected(Rejection::SessionBusy(id))) if id == "s1"));
+        let timed_out = acquire(&s1, None, Some(Duration::from_millis(5))).await;
+        assert!(matches!(timed_out, Err(AgentError::Rejected(Rejection::SessionBusy(_)))));
     }
 }

@@ -1,14 +1,12 @@
 //! [`RunOptions`]: what one invocation of an agent is given.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use dive_core::{
-    BackgroundTaskHandle, BoxError, Content, Message, Reminder, ResponseItem, Session, SoftCancel,
-    SuspensionState, ToolOutput, Values,
-};
+use dive_core::{BackgroundTaskHandle, BoxError, Message, Reminder, ResponseItem, Session, SoftCancel, Values};
 use tokio_util::sync::CancellationToken;
+
+use crate::input::RunInput;
 
 /// Receives every [`ResponseItem`] of an invocation as it happens. It may be called
 /// concurrently (parallel tools). Returning an error ends the turn with reason
@@ -19,21 +17,21 @@ pub type EventCallback = Arc<dyn Fn(&ResponseItem) -> Result<(), BoxError> + Sen
 ///
 /// Anything that converts into `RunOptions` can be passed to [`Agent::run`](crate::Agent::run):
 /// a `&str` or `String` (one user message), a [`Message`], a `Vec<Message>` (for a stateless
-/// caller, the whole history), or `Vec<Content>` (one user message of blocks: text, images,
-/// documents).
+/// caller, the whole history), `Vec<Content>` (one user message of blocks: text, images,
+/// documents), or a [`RunInput`] (a resume, a continuation, a cancel of the suspended turn).
 ///
 /// ```
 /// use dive_agent::RunOptions;
 /// use dive_core::SoftCancel;
 /// let cancel = SoftCancel::new();
 /// let options = RunOptions::from("Summarise the report").with_soft_cancel(cancel.clone());
-/// assert_eq!(options.input.len(), 1);
+/// assert_eq!(options.input.messages().len(), 1);
 /// ```
 #[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct RunOptions {
-    /// Input messages of this turn (for a stateless caller: the whole history).
-    pub input: Vec<Message>,
+    /// What this invocation does: new input, a resume, a continuation, a cancel.
+    pub input: RunInput,
     /// Session for this call; overrides the agent's default session.
     pub session: Option<Arc<dyn Session>>,
     /// Values shared by every hook, toolset and tool of this call.
@@ -51,41 +49,12 @@ pub struct RunOptions {
     pub cancel: Option<CancellationToken>,
     /// Finished background tasks whose results are delivered at the start of this call.
     pub background_results: Vec<BackgroundTaskHandle>,
-    /// Results for pending tool calls of a suspended turn, by call id.
-    pub tool_results: BTreeMap<String, ToolOutput>,
-    /// A stateless resume: the suspension state the caller kept (overrides the session's).
-    pub resume: Option<SuspensionState>,
-    /// Resume only if the session's open turn and revision are these.
-    pub resume_request: Option<ResumeRequest>,
-    /// Call the model again on the history as it stands, with no new input.
-    pub continue_turn: bool,
-    /// Set by [`Agent::cancel_suspended_turn`](crate::Agent::cancel_suspended_turn).
-    pub(crate) cancel_suspended: bool,
-}
-
-/// A guarded resume: refused with a revision conflict,
-/// before any hook or model call, unless the session's open turn and revision match.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ResumeRequest {
-    /// The suspended turn's id.
-    pub turn_id: String,
-    /// The session revision the caller last saw.
-    pub expected_revision: u64,
-}
-
-impl ResumeRequest {
-    /// A resume of `turn_id` expected at `expected_revision`.
-    #[must_use]
-    pub fn new(turn_id: impl Into<String>, expected_revision: u64) -> Self {
-        Self { turn_id: turn_id.into(), expected_revision }
-    }
 }
 
 impl fmt::Debug for RunOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RunOptions")
-            .field("input", &self.input.len())
+            .field("input", &InputKind(&self.input))
             .field("session", &self.session.as_ref().map(|s| s.id().to_owned()))
             .field("on_event", &self.on_event.is_some())
             .field("prompt_cache_key", &self.prompt_cache_key)
@@ -93,10 +62,6 @@ impl fmt::Debug for RunOptions {
             .field("soft_cancel", &self.soft_cancel)
             .field("cancel", &self.cancel)
             .field("background_results", &self.background_results.len())
-            .field("tool_results", &self.tool_results.keys().collect::<Vec<_>>())
-            .field("resume", &self.resume.as_ref().map(|s| s.turn_id.clone()))
-            .field("resume_request", &self.resume_request)
-            .field("continue_turn", &self.continue_turn)
             .finish_non_exhaustive()
     }
 }
@@ -111,13 +76,13 @@ impl RunOptions {
     /// One user text message.
     #[must_use]
     pub fn text(text: impl Into<String>) -> Self {
-        Self { input: vec![Message::user(text)], ..Self::default() }
+        Self { input: RunInput::text(text), ..Self::default() }
     }
 
     /// Input messages (for a stateless caller, the whole history).
     #[must_use]
     pub fn messages(messages: Vec<Message>) -> Self {
-        Self { input: messages, ..Self::default() }
+        Self { input: RunInput::Messages(messages), ..Self::default() }
     }
 
     /// Runs on this session instead of the agent's default.
@@ -172,45 +137,6 @@ impl RunOptions {
         self
     }
 
-    /// Resumes the session's suspended turn with results for some or all pending calls. With
-    /// only some, the turn stays suspended waiting for the rest.
-    #[must_use]
-    pub fn resume_with(results: impl IntoIterator<Item = (String, ToolOutput)>) -> Self {
-        Self { tool_results: results.into_iter().collect(), ..Self::default() }
-    }
-
-    /// Adds one result for a pending tool call.
-    #[must_use]
-    pub fn with_tool_result(mut self, call_id: impl Into<String>, output: ToolOutput) -> Self {
-        self.tool_results.insert(call_id.into(), output);
-        self
-    }
-
-    /// A stateless resume: `history` is the conversation before the suspended turn, `state`
-    /// the suspension the caller kept, `results` the answers.
-    #[must_use]
-    pub fn resume_stateless(
-        history: Vec<Message>,
-        state: SuspensionState,
-        results: impl IntoIterator<Item = (String, ToolOutput)>,
-    ) -> Self {
-        Self { input: history, resume: Some(state), ..Self::resume_with(results) }
-    }
-
-    /// Resumes only if the session's open turn and revision match.
-    #[must_use]
-    pub fn with_resume_request(mut self, request: ResumeRequest) -> Self {
-        self.resume_request = Some(request);
-        self
-    }
-
-    /// Calls the model again with no new input (on a session: the stored history; stateless:
-    /// `history`). On a turn store with an open incomplete turn, the turn is continued in place.
-    #[must_use]
-    pub fn continue_turn(history: Vec<Message>) -> Self {
-        Self { input: history, continue_turn: true, ..Self::default() }
-    }
-
     /// Delivers finished background results at the start of this call.
     #[must_use]
     pub fn with_background_results(mut self, handles: Vec<BackgroundTaskHandle>) -> Self {
@@ -219,32 +145,34 @@ impl RunOptions {
     }
 }
 
-impl From<&str> for RunOptions {
-    fn from(text: &str) -> Self {
-        Self::text(text)
+impl<T: Into<RunInput>> From<T> for RunOptions {
+    fn from(input: T) -> Self {
+        Self { input: input.into(), ..Self::default() }
     }
 }
 
-impl From<String> for RunOptions {
-    fn from(text: String) -> Self {
-        Self::text(text)
-    }
-}
+/// The input in Debug without its content (it may be private).
+struct InputKind<'a>(&'a RunInput);
 
-impl From<Message> for RunOptions {
-    fn from(message: Message) -> Self {
-        Self::messages(vec![message])
-    }
-}
-
-impl From<Vec<Message>> for RunOptions {
-    fn from(messages: Vec<Message>) -> Self {
-        Self::messages(messages)
-    }
-}
-
-impl From<Vec<Content>> for RunOptions {
-    fn from(content: Vec<Content>) -> Self {
-        Self::messages(vec![Message::new(dive_core::Role::User, content)])
+impl fmt::Debug for InputKind<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            RunInput::Messages(m) => write!(f, "Messages({})", m.len()),
+            RunInput::Resume { results, guard } => f
+                .debug_struct("Resume")
+                .field("results", &results.keys().collect::<Vec<_>>())
+                .field("guard", guard)
+                .finish(),
+            RunInput::ResumeStateless { history, state, results } => f
+                .debug_struct("ResumeStateless")
+                .field("history", &history.len())
+                .field("turn_id", &state.turn_id)
+                .field("results", &results.keys().collect::<Vec<_>>())
+                .finish(),
+            RunInput::Continue { history } => write!(f, "Continue({})", history.len()),
+            RunInput::CancelSuspended { state } => {
+                f.debug_struct("CancelSuspended").field("turn_id", &state.as_ref().map(|s| &s.turn_id)).finish()
+            }
+        }
     }
 }

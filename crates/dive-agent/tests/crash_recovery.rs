@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use dive_agent::{Agent, RunOptions};
+use dive_agent::{Agent, RunInput};
 use dive_core::{
     FunctionTool, ModelResponse, NextStep, OutcomeReason, SessionStore, ToolCallState, ToolError, ToolUse,
     TurnStatus,
@@ -119,7 +119,7 @@ fn crash_and_recover(kind: &str, test_name: &str) {
         // an answer for the unknown call, and the turn completes in place.
         let model = ScriptedModel::new([ModelResponse::text("Prepared; the deploy must be checked.")]);
         let agent = Agent::builder().model(Arc::new(model.clone())).session(session.clone()).build().unwrap();
-        let response = agent.run(RunOptions::continue_turn(Vec::new())).await.unwrap();
+        let response = agent.run(RunInput::continue_turn(Vec::new())).await.unwrap();
         assert_eq!(response.status, TurnStatus::Completed);
         assert_eq!(response.turn.as_ref().unwrap().id, turn.id);
         model.requests().assert_tool_calls_answered();

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
-use dive_agent::{Agent, AgentError, ResumeRequest, RunOptions};
+use dive_agent::{Agent, AgentError, ResumeRequest, RunInput};
 use dive_core::{
     FunctionTool, ModelResponse, SessionError, SessionStore, SuspendRequest, ToolError, ToolOutput,
     ToolResult, ToolUse, TurnStatus,
@@ -59,16 +59,18 @@ fn a_turn_suspended_in_one_process_is_resumed_in_another() {
         let model = ScriptedModel::new([ModelResponse::text("deployed")]);
         let agent =
             Agent::builder().model(Arc::new(model.clone())).tool(ask()).session(session).build().unwrap();
-        let stale = RunOptions::new()
-            .with_tool_result("c1", ToolOutput::text("yes"))
-            .with_resume_request(ResumeRequest::new(turn.id.clone(), snapshot.revision - 1));
+        let stale = RunInput::resume_guarded(
+            ResumeRequest::new(turn.id.clone(), snapshot.revision - 1),
+            [("c1", ToolOutput::text("yes"))],
+        );
         assert!(matches!(
             agent.run(stale).await,
             Err(AgentError::Session(SessionError::RevisionConflict { .. }))
         ));
-        let fresh = RunOptions::new()
-            .with_tool_result("c1", ToolOutput::text("yes"))
-            .with_resume_request(ResumeRequest::new(turn.id.clone(), snapshot.revision));
+        let fresh = RunInput::resume_guarded(
+            ResumeRequest::new(turn.id.clone(), snapshot.revision),
+            [("c1", ToolOutput::text("yes"))],
+        );
         let response = agent.run(fresh).await.unwrap();
         assert_eq!(response.status, TurnStatus::Completed);
         assert_eq!(response.turn.unwrap().id, turn.id);

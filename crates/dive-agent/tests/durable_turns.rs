@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{agent_with, calls, echo, last_results};
-use dive_agent::{AgentError, ClaimOptions, Rejection, ResumeRequest, RunOptions, TURN_CONTINUE_REMINDER};
+use dive_agent::{AgentError, ClaimOptions, Rejection, ResumeRequest, RunInput, RunOptions, TURN_CONTINUE_REMINDER};
 use dive_core::{
     BoxFuture, FunctionTool, Hooks, ModelResponse, NextStep, OutcomeReason, Persistence, PostToolUseDecision,
     Session, SessionClaimer, SessionError, SessionSnapshot, SoftCancel, SuspendRequest, ToolAnnotations,
@@ -64,12 +64,12 @@ async fn a_session_suspension_is_resumed_partially_then_fully() {
         Err(AgentError::Rejected(Rejection::ResumeRequired(_)))
     ));
     assert!(matches!(
-        agent.run(RunOptions::new().with_tool_result("nope", ToolOutput::text("x"))).await,
+        agent.run(RunInput::resume([("nope", ToolOutput::text("x"))])).await,
         Err(AgentError::Rejected(Rejection::UnknownPendingToolCall(_)))
     ));
 
     // Partial: one answer; still suspended, one pending.
-    let partial = agent.run(RunOptions::new().with_tool_result("q1", ToolOutput::text("yes"))).await.unwrap();
+    let partial = agent.run(RunInput::resume([("q1", ToolOutput::text("yes"))])).await.unwrap();
     assert_eq!(partial.status, TurnStatus::Suspended);
     assert_eq!(
         partial.suspension.as_ref().unwrap().pending.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(),
@@ -78,16 +78,12 @@ async fn a_session_suspension_is_resumed_partially_then_fully() {
     assert_eq!(partial.turn.as_ref().unwrap().persistence, Persistence::Saved);
     // Resending the same answer is skipped; a different one conflicts.
     assert!(matches!(
-        agent.run(RunOptions::new().with_tool_result("q1", ToolOutput::text("no"))).await,
+        agent.run(RunInput::resume([("q1", ToolOutput::text("no"))])).await,
         Err(AgentError::Rejected(Rejection::ConflictingToolResult(_)))
     ));
 
     let done = agent
-        .run(
-            RunOptions::new()
-                .with_tool_result("q1", ToolOutput::text("yes"))
-                .with_tool_result("q2", ToolOutput::text("yes, #ops")),
-        )
+        .run(RunInput::resume([("q1", ToolOutput::text("yes")), ("q2", ToolOutput::text("yes, #ops"))]))
         .await
         .unwrap();
     assert_eq!(done.status, TurnStatus::Completed);
@@ -123,7 +119,7 @@ async fn a_stateless_caller_resumes_with_the_state_it_kept() {
     // The first call's input was the whole history, so nothing was held before it: the
     // suspended turn's messages are everything.
     let resumed = agent
-        .run(RunOptions::resume_stateless(Vec::new(), state, [("c2".to_owned(), ToolOutput::text("go"))]))
+        .run(RunInput::resume_stateless(Vec::new(), state, [("c2", ToolOutput::text("go"))]))
         .await
         .unwrap();
     assert_eq!(resumed.output_text(), "Proceeding.");
@@ -141,21 +137,19 @@ async fn a_guarded_resume_checks_turn_and_revision_first() {
     let agent = agent_with(&model).tool(ask_tool()).session(session.clone()).build().unwrap();
     let first = agent.run("start").await.unwrap();
     let turn = first.turn.unwrap();
-    let stale = RunOptions::new()
-        .with_tool_result("q", ToolOutput::text("a"))
-        .with_resume_request(ResumeRequest::new(turn.id.clone(), turn.revision + 7));
+    let stale = RunInput::resume_guarded(
+        ResumeRequest::new(turn.id.clone(), turn.revision + 7),
+        [("q", ToolOutput::text("a"))],
+    );
     assert!(matches!(
         agent.run(stale).await,
         Err(AgentError::Session(SessionError::RevisionConflict { .. }))
     ));
-    let wrong_turn = RunOptions::new()
-        .with_tool_result("q", ToolOutput::text("a"))
-        .with_resume_request(ResumeRequest::new("turn_other", turn.revision));
+    let wrong_turn =
+        RunInput::resume_guarded(ResumeRequest::new("turn_other", turn.revision), [("q", ToolOutput::text("a"))]);
     assert!(matches!(agent.run(wrong_turn).await, Err(AgentError::Rejected(Rejection::NoSuspendedTurn))));
     assert_eq!(model.requests().len(), 1, "no model call for refused resumes");
-    let ok = RunOptions::new()
-        .with_tool_result("q", ToolOutput::text("a"))
-        .with_resume_request(ResumeRequest::new(turn.id, turn.revision));
+    let ok = RunInput::resume_guarded(ResumeRequest::new(turn.id, turn.revision), [("q", ToolOutput::text("a"))]);
     assert_eq!(agent.run(ok).await.unwrap().output_text(), "done");
 }
 
@@ -170,7 +164,7 @@ async fn cancelling_a_suspension_closes_it_without_a_model_call() {
         .build()
         .unwrap();
     agent.run("go").await.unwrap();
-    let cancelled = agent.cancel_suspended_turn(RunOptions::new()).await.unwrap();
+    let cancelled = agent.run(RunInput::cancel_suspended()).await.unwrap();
     assert_eq!(cancelled.status, TurnStatus::Incomplete);
     let outcome = cancelled.turn.as_ref().unwrap().outcome.clone().unwrap();
     assert_eq!((outcome.reason, outcome.next), (OutcomeReason::Canceled, NextStep::Reconcile));
@@ -179,7 +173,7 @@ async fn cancelling_a_suspension_closes_it_without_a_model_call() {
     assert!(results[1].1.starts_with("Unknown result"));
     assert_eq!(model.requests().len(), 1);
     assert!(matches!(
-        agent.cancel_suspended_turn(RunOptions::new()).await,
+        agent.run(RunInput::cancel_suspended()).await,
         Err(AgentError::Rejected(Rejection::NoSuspendedTurn))
     ));
 }
@@ -215,15 +209,11 @@ async fn continue_folds_into_the_open_turn_on_a_turn_store() {
     assert_eq!(cut.turn.as_ref().unwrap().outcome.as_ref().unwrap().reason, OutcomeReason::OutputLimit);
     assert!(matches!(
         agent
-            .run({
-                let mut o = RunOptions::text("x");
-                o.continue_turn = true;
-                o
-            })
+            .run(RunInput::continue_turn(vec![dive_core::Message::user("x")]))
             .await,
         Err(AgentError::Rejected(Rejection::ContinueWithInput))
     ));
-    let done = agent.run(RunOptions::continue_turn(Vec::new())).await.unwrap();
+    let done = agent.run(RunInput::continue_turn(Vec::new())).await.unwrap();
     assert_eq!(done.status, TurnStatus::Completed);
     let turn = done.turn.unwrap();
     assert_eq!(turn.id, cut.turn.unwrap().id, "continued in place");
@@ -240,10 +230,10 @@ async fn continue_on_a_stateless_history() {
     let model = ScriptedModel::new([ModelResponse::text("more")]);
     let agent = agent_with(&model).build().unwrap();
     let history = vec![dive_core::Message::user("tell a story"), dive_core::Message::assistant("Once")];
-    let response = agent.run(RunOptions::continue_turn(history)).await.unwrap();
+    let response = agent.run(RunInput::continue_turn(history)).await.unwrap();
     assert_eq!(response.output_text(), "more");
     assert!(matches!(
-        agent.run(RunOptions::continue_turn(Vec::new())).await,
+        agent.run(RunInput::continue_turn(Vec::new())).await,
         Err(AgentError::Rejected(Rejection::NothingToContinue))
     ));
 }
@@ -268,7 +258,7 @@ async fn require_reconcile_refuses_new_input_after_unknown_calls() {
         NextStep::Reconcile
     );
     assert!(matches!(agent.run("next").await, Err(AgentError::Rejected(Rejection::UnreconciledToolCalls))));
-    assert_eq!(agent.run(RunOptions::continue_turn(Vec::new())).await.unwrap().output_text(), "checked");
+    assert_eq!(agent.run(RunInput::continue_turn(Vec::new())).await.unwrap().output_text(), "checked");
 }
 
 #[tokio::test]
@@ -361,12 +351,24 @@ async fn checkpoints_need_a_turn_store_and_claims_exclude_other_owners() {
         }
     }
     let model = ScriptedModel::new([ModelResponse::text("ok")]);
-    let agent = agent_with(&model)
+    // As the agent's default session, a plain session is refused when the agent is built...
+    let built = agent_with(&model).session(Arc::new(Plain(MemorySession::new("plain")))).checkpoint_steps(true).build();
+    assert!(
+        matches!(&built, Err(AgentError::Config(m)) if m.contains("\"plain\" cannot record step checkpoints")),
+        "{built:?}"
+    );
+    let built = agent_with(&model)
         .session(Arc::new(Plain(MemorySession::new("plain"))))
-        .checkpoint_steps(true)
-        .build()
-        .unwrap();
-    assert!(matches!(agent.run("x").await, Err(AgentError::Rejected(Rejection::Unsupported { .. }))));
+        .claim_sessions(ClaimOptions::new("me", Duration::from_secs(30)))
+        .build();
+    assert!(matches!(&built, Err(AgentError::Config(m)) if m.contains("cannot be claimed")), "{built:?}");
+    // ...and given for one run, that run is refused before anything happens.
+    let agent = agent_with(&model).checkpoint_steps(true).build().unwrap();
+    let plain: Arc<dyn Session> = Arc::new(Plain(MemorySession::new("plain")));
+    assert!(matches!(
+        agent.run(RunOptions::text("x").with_session(plain)).await,
+        Err(AgentError::Rejected(Rejection::Unsupported { .. }))
+    ));
 
     let session = Arc::new(MemorySession::new("claimed"));
     session.as_claimer().unwrap().claim("other-process", Duration::from_secs(60)).await.unwrap();

@@ -330,3 +330,38 @@ async fn values_are_shared_across_phases() {
     agent.run(RunOptions::text("go").with_values(values)).await.unwrap();
     assert_eq!(*seen.lock().unwrap(), ["req-7-checked"]);
 }
+
+/// A struct hook with plain state (no inner `Arc<Mutex<..>>`): shared through an `Arc`, its
+/// state is read after the run.
+#[derive(Default)]
+struct ToolCounter {
+    seen: Mutex<Vec<String>>,
+}
+
+impl dive_core::PostToolUseHook for ToolCounter {
+    fn name(&self) -> &str {
+        "tool-counter"
+    }
+
+    fn post_tool_use(
+        &self,
+        ctx: ToolResultContext,
+    ) -> dive_core::BoxFuture<'_, Result<PostToolUseDecision, HookError>> {
+        self.seen.lock().unwrap().push(ctx.call.name.clone());
+        Box::pin(async { Ok(PostToolUseDecision::keep()) })
+    }
+}
+
+#[tokio::test]
+async fn a_struct_hook_shared_through_an_arc_is_read_after_the_run() {
+    let model = ScriptedModel::new([
+        calls(&[("c1", "echo", json!({"text": "a"})), ("c2", "echo", json!({"text": "b"}))]),
+        ModelResponse::text("ok"),
+    ]);
+    let counter = Arc::new(ToolCounter::default());
+    let hooks = Hooks::new().on_post_tool_use(Arc::clone(&counter));
+    assert_eq!(hooks.post_tool_use[0].name(), "tool-counter", "the Arc forwards the hook's name");
+    let agent = agent_with(&model).tool(echo("echo", Arc::default())).hooks(hooks).build().unwrap();
+    agent.run("go").await.unwrap();
+    assert_eq!(*counter.seen.lock().unwrap(), ["echo", "echo"]);
+}

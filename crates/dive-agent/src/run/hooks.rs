@@ -71,11 +71,16 @@ impl EditHook for dyn PreIterationHook {
 }
 
 /// Runs edit hooks in order; each sees the edits of those before it. Any error ends the turn.
+/// The context (a copy of the working messages) is built only when a hook is registered.
 pub(super) async fn generation<H: EditHook + ?Sized>(
     hooks: &[Arc<H>],
-    mut ctx: GenerationContext,
+    context: impl FnOnce() -> GenerationContext,
 ) -> Result<GenerationEdit, HookError> {
     let mut merged = GenerationEdit::unchanged();
+    if hooks.is_empty() {
+        return Ok(merged);
+    }
+    let mut ctx = context();
     for hook in hooks {
         let edit = hook.edit(ctx.clone()).await.map_err(|e| named(e, hook.hook_name()))?;
         if let Some(prompt) = edit.system_prompt {
@@ -127,5 +132,41 @@ pub(super) async fn post_background(hooks: &Hooks, run: &RunInfo, handles: &[Bac
                 tracing::warn!(hook = hook.name(), error = %e, "post-background-tool-use hook failed");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn context() -> GenerationContext {
+        GenerationContext::new(RunInfo::new("agent"), 0, "prompt".into(), vec![Message::user("hi")])
+    }
+
+    #[tokio::test]
+    async fn the_generation_context_is_built_only_when_a_hook_is_registered() {
+        let none: Vec<Arc<dyn PreIterationHook>> = Vec::new();
+        let mut built = 0;
+        let edit = generation(&none, || {
+            built += 1;
+            context()
+        })
+        .await
+        .unwrap();
+        assert_eq!(built, 0, "no hook: no copy of the working messages");
+        assert!(edit.messages.is_none() && edit.system_prompt.is_none());
+
+        let hook: Arc<dyn PreIterationHook> = Arc::new(|ctx: GenerationContext| async move {
+            Ok(GenerationEdit::system_prompt(format!("{} seen", ctx.system_prompt)))
+        });
+        let one = vec![hook];
+        let edit = generation(&one, || {
+            built += 1;
+            context()
+        })
+        .await
+        .unwrap();
+        assert_eq!(built, 1);
+        assert_eq!(edit.system_prompt.as_deref(), Some("prompt seen"));
     }
 }

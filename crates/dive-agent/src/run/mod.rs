@@ -115,13 +115,13 @@ pub(crate) async fn run(
     options: RunOptions,
     stream: Option<UnboundedSender<ResponseItem>>,
 ) -> Result<Response, AgentError> {
+    crate::runtime::check()?;
     let session = options.session.clone().or_else(|| agent.inner.session.clone());
-    let session_id = session.as_ref().map(|s| s.id().to_owned());
-    let _lock = match &session_id {
-        Some(id) => Some(lock::lock_session(id).await?),
+    let held = match &session {
+        Some(s) => Some(lock::acquire(s, options.cancel.as_ref(), agent.inner.response_timeout).await?),
         None => None,
     };
-    lock::while_held(session_id.as_deref(), async move {
+    lock::while_held(held.as_ref(), async move {
         let run = Run::prepare(agent, options, session, stream).await?;
         if run.partial_resume {
             return run.finish_partial_resume().await;
@@ -151,7 +151,7 @@ impl Run {
     /// PreGeneration hooks and background-result delivery.
     async fn begin(&mut self) -> Option<Exit> {
         let edit =
-            hooks::generation(&self.agent.inner.hooks.pre_generation, self.generation_context(0)).await;
+            hooks::generation(&self.agent.inner.hooks.pre_generation, || self.generation_context(0)).await;
         if let Some(exit) = self.apply_edit(edit) {
             return Some(exit);
         }
@@ -245,7 +245,7 @@ impl Run {
                 return exit;
             }
             let edit =
-                hooks::generation(&self.agent.inner.hooks.pre_iteration, self.generation_context(iteration))
+                hooks::generation(&self.agent.inner.hooks.pre_iteration, || self.generation_context(iteration))
                     .await;
             if let Some(exit) = self.apply_edit(edit) {
                 return exit;

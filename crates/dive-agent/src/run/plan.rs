@@ -10,6 +10,7 @@ use dive_core::{
 
 use crate::agent::AgentInner;
 use crate::error::{AgentError, Rejection};
+use crate::input::{ResumeRequest, RunInput};
 use crate::options::RunOptions;
 
 /// The turn an invocation works on when it is not fresh.
@@ -93,90 +94,130 @@ pub(super) fn decide(
     let session_id = session.map(|s| s.id().to_owned()).unwrap_or_default();
     let open = snapshot.and_then(|s| s.open_turn.as_ref());
     let suspended = open.is_some_and(Turn::is_suspended);
-    if let Some(request) = &options.resume_request {
-        let (Some(snapshot), Some(s)) = (snapshot, session) else {
-            return Err(Rejection::NoSuspendedTurn.into());
-        };
-        if s.as_turn_store().is_none() {
-            return Err(Rejection::Unsupported {
-                session: session_id,
-                needs: "check resume requests (it is not a TurnStore)",
+    let no_results = BTreeMap::new();
+    let (kept, history_given, results) = match &options.input {
+        RunInput::Messages(input) => return fresh(inner, options, input, &session_id, snapshot, suspended),
+        RunInput::Continue { history } => {
+            return continue_plan(history, &session_id, session, snapshot, open, suspended);
+        }
+        RunInput::Resume { results, guard } => {
+            if let Some(request) = guard {
+                check_guard(request, &session_id, session, snapshot, open)?;
             }
-            .into());
+            (None, &[][..], results)
         }
-        if snapshot.revision != request.expected_revision {
-            return Err(AgentError::Session(SessionError::RevisionConflict {
-                id: session_id,
-                expected: request.expected_revision,
-                actual: snapshot.revision,
-            }));
+        RunInput::ResumeStateless { history, state, results } => (Some(&**state), &history[..], results),
+        RunInput::CancelSuspended { state } => (state.as_deref(), &[][..], &no_results),
+    };
+    let (state, turn, history) = match (kept, open) {
+        (Some(state), _) => {
+            let history = match snapshot {
+                Some(s) if history_given.is_empty() => s.history.clone(),
+                _ => history_given.to_vec(),
+            };
+            (state.clone(), OpenTurn::from_suspension(state), history)
         }
-        if open.is_none_or(|t| t.id != request.turn_id || !t.is_suspended()) {
-            return Err(Rejection::NoSuspendedTurn.into());
+        (None, Some(turn)) if turn.is_suspended() => {
+            let state = turn.suspension.clone().ok_or(Rejection::NoSuspendedTurn)?;
+            (state, OpenTurn::from_turn(turn), snapshot.map(|s| s.history.clone()).unwrap_or_default())
         }
-    }
-    let resuming = options.resume.is_some() || !options.tool_results.is_empty() || options.cancel_suspended;
-    if options.continue_turn {
-        if resuming || (session.is_some() && !options.input.is_empty()) {
-            return Err(Rejection::ContinueWithInput.into());
-        }
-        if suspended {
-            return Err(Rejection::ResumeRequired(session_id).into());
-        }
-        let mut history = snapshot.map_or_else(|| options.input.clone(), |s| s.history.clone());
-        let fold = match open {
-            Some(turn)
-                if turn.status == TurnStatus::Incomplete
-                    && session.is_some_and(|s| s.as_turn_store().is_some()) =>
-            {
-                let mut open = OpenTurn::from_turn(turn);
-                let stripped = strip_reminders(&open.output, Some(OUTCOME_REMINDER_NAME));
-                open.output = super::messages::answer_open_calls(&stripped, &open.records);
-                Some(open)
-            }
-            Some(turn) => {
-                history.extend(turn.messages.iter().cloned());
-                None
-            }
-            None => None,
-        };
-        if history.is_empty() && fold.is_none() {
-            return Err(Rejection::NothingToContinue.into());
-        }
-        return Ok(Plan::Continue { history, fold });
-    }
-    if resuming {
-        let (state, turn, history) = match (&options.resume, open) {
-            (Some(state), _) => {
-                let history = match snapshot {
-                    Some(s) if options.input.is_empty() => s.history.clone(),
-                    _ => options.input.clone(),
-                };
-                (state.clone(), OpenTurn::from_suspension(state), history)
-            }
-            (None, Some(turn)) if turn.is_suspended() => {
-                let state = turn.suspension.clone().ok_or(Rejection::NoSuspendedTurn)?;
-                (state, OpenTurn::from_turn(turn), snapshot.map(|s| s.history.clone()).unwrap_or_default())
-            }
-            _ => return Err(Rejection::NoSuspendedTurn.into()),
-        };
-        let accepted = accept_results(&state, &options.tool_results)?;
-        return Ok(Plan::Resume { history, turn: Box::new(turn), state, accepted });
-    }
-    if suspended {
-        return Err(if options.input.is_empty() {
-            Rejection::ResumeRequired(session_id)
-        } else {
-            Rejection::InputOnSuspendedSession(session_id)
+        _ => return Err(Rejection::NoSuspendedTurn.into()),
+    };
+    let accepted = accept_results(&state, results)?;
+    Ok(Plan::Resume { history, turn: Box::new(turn), state, accepted })
+}
+
+/// A guarded resume is refused unless the session's open turn and revision match.
+fn check_guard(
+    request: &ResumeRequest,
+    session_id: &str,
+    session: Option<&dyn Session>,
+    snapshot: Option<&SessionSnapshot>,
+    open: Option<&Turn>,
+) -> Result<(), AgentError> {
+    let (Some(snapshot), Some(s)) = (snapshot, session) else {
+        return Err(Rejection::NoSuspendedTurn.into());
+    };
+    if s.as_turn_store().is_none() {
+        return Err(Rejection::Unsupported {
+            session: session_id.to_owned(),
+            needs: "check resume requests (it is not a TurnStore)",
         }
         .into());
     }
-    if options.input.is_empty() && options.background_results.is_empty() {
+    if snapshot.revision != request.expected_revision {
+        return Err(AgentError::Session(SessionError::RevisionConflict {
+            id: session_id.to_owned(),
+            expected: request.expected_revision,
+            actual: snapshot.revision,
+        }));
+    }
+    if open.is_none_or(|t| t.id != request.turn_id || !t.is_suspended()) {
+        return Err(Rejection::NoSuspendedTurn.into());
+    }
+    Ok(())
+}
+
+/// No new input: call the model again on the history as it stands.
+fn continue_plan(
+    given: &[Message],
+    session_id: &str,
+    session: Option<&dyn Session>,
+    snapshot: Option<&SessionSnapshot>,
+    open: Option<&Turn>,
+    suspended: bool,
+) -> Result<Plan, AgentError> {
+    if session.is_some() && !given.is_empty() {
+        return Err(Rejection::ContinueWithInput.into());
+    }
+    if suspended {
+        return Err(Rejection::ResumeRequired(session_id.to_owned()).into());
+    }
+    let mut history = snapshot.map_or_else(|| given.to_vec(), |s| s.history.clone());
+    let fold = match open {
+        Some(turn)
+            if turn.status == TurnStatus::Incomplete && session.is_some_and(|s| s.as_turn_store().is_some()) =>
+        {
+            let mut open = OpenTurn::from_turn(turn);
+            let stripped = strip_reminders(&open.output, Some(OUTCOME_REMINDER_NAME));
+            open.output = super::messages::answer_open_calls(&stripped, &open.records);
+            Some(open)
+        }
+        Some(turn) => {
+            history.extend(turn.messages.iter().cloned());
+            None
+        }
+        None => None,
+    };
+    if history.is_empty() && fold.is_none() {
+        return Err(Rejection::NothingToContinue.into());
+    }
+    Ok(Plan::Continue { history, fold })
+}
+
+/// New input: a fresh turn, refused while the session is suspended.
+fn fresh(
+    inner: &AgentInner,
+    options: &RunOptions,
+    input: &[Message],
+    session_id: &str,
+    snapshot: Option<&SessionSnapshot>,
+    suspended: bool,
+) -> Result<Plan, AgentError> {
+    if suspended {
+        return Err(if input.is_empty() {
+            Rejection::ResumeRequired(session_id.to_owned())
+        } else {
+            Rejection::InputOnSuspendedSession(session_id.to_owned())
+        }
+        .into());
+    }
+    if input.is_empty() && options.background_results.is_empty() {
         return Err(Rejection::NoInput.into());
     }
     let latest = match snapshot {
         Some(s) => s.latest_outcome.clone(),
-        None => find_turn_outcome(&options.input),
+        None => find_turn_outcome(input),
     };
     if inner.require_reconcile && latest.is_some_and(|o| o.next == NextStep::Reconcile) {
         return Err(Rejection::UnreconciledToolCalls.into());

@@ -17,6 +17,7 @@ use super::{Interrupts, Run, hooks, session_cache_key};
 use crate::agent::Agent;
 use crate::emit::Emitter;
 use crate::error::{AgentError, Rejection};
+use crate::input::RunInput;
 use crate::options::RunOptions;
 
 /// The name of the reminder a continuation adds (model-only, or recorded when the history
@@ -61,11 +62,12 @@ impl Run {
         };
         let plan = plan::decide(inner, &options, session.as_deref(), snapshot.as_ref())?;
         let mut revision = snapshot.as_ref().map_or(0, |s| s.revision);
-        let partial_resume = plan.is_partial_resume(options.cancel_suspended);
-        let cancel_suspended = options.cancel_suspended;
+        let cancel_suspended = matches!(options.input, RunInput::CancelSuspended { .. });
+        let continuing = matches!(options.input, RunInput::Continue { .. });
+        let partial_resume = plan.is_partial_resume(cancel_suspended);
 
         let mut turn_id = new_id("turn");
-        let mut input = options.input.clone();
+        let mut input = options.input.messages().to_vec();
         let mut prior: Option<OpenTurn> = None;
         let mut resume = None;
         let mut call_reminders = options.model_only_reminders.clone();
@@ -101,7 +103,6 @@ impl Run {
                         prior = Some(open);
                     }
                     None => {
-                        input.clear();
                         if let Ok(r) = Reminder::new(TURN_CONTINUE_REMINDER, CONTINUE_TEXT) {
                             call_reminders.push(r);
                         }
@@ -110,7 +111,7 @@ impl Run {
                 history
             }
         };
-        if options.continue_turn {
+        if continuing {
             // Roles must alternate: after an assistant message, record the continuation.
             let last = prior.as_ref().and_then(|p| p.output.last()).or(history.last()).or(input.last());
             if last.is_some_and(|m| m.role == dive_core::Role::Assistant)

@@ -24,7 +24,7 @@ pub fn calls(list: &[(&str, &str, Value)]) -> ModelResponse {
 
 /// A builder over a scripted model.
 pub fn agent_with(model: &ScriptedModel) -> AgentBuilder {
-    Agent::builder().name("test-agent").model(Arc::new(model.clone()))
+    Agent::builder().name("test-agent").model(model.clone())
 }
 
 /// A tool echoing `{"text": ...}` after sleeping `{"ms": ...}`, logging start and end.

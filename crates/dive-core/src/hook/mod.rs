@@ -70,6 +70,18 @@ macro_rules! hook_trait {
             }
         }
 
+        /// A hook shared through an `Arc` (to read its state after the agent is built) is a
+        /// hook itself.
+        impl<H: $trait + ?Sized> $trait for Arc<H> {
+            fn name(&self) -> &str {
+                (**self).name()
+            }
+
+            fn $method(&self, ctx: $ctx) -> BoxFuture<'_, Result<$out, HookError>> {
+                (**self).$method(ctx)
+            }
+        }
+
         impl Hooks {
             #[doc = concat!("Adds a [`", stringify!($trait), "`].")]
             #[must_use]

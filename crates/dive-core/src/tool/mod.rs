@@ -84,6 +84,32 @@ pub trait Tool: Send + Sync {
     fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>>;
 }
 
+/// A tool shared through an `Arc` is a tool itself (so builders take `impl Tool`, and an
+/// `Arc<dyn Tool>` still fits).
+impl<T: Tool + ?Sized> Tool for Arc<T> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn description(&self) -> &str {
+        (**self).description()
+    }
+    fn input_schema(&self) -> &Value {
+        (**self).input_schema()
+    }
+    fn annotations(&self) -> &ToolAnnotations {
+        (**self).annotations()
+    }
+    fn definition(&self) -> ToolDefinition {
+        (**self).definition()
+    }
+    fn preview(&self, input: &Value) -> Option<ToolPreview> {
+        (**self).preview(input)
+    }
+    fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+        (**self).call(input, ctx)
+    }
+}
+
 /// A tool as declared to a provider.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
