@@ -64,7 +64,7 @@ async fn offline_server() -> std::io::Result<String> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let builder = OpenAi::builder().model("gpt-5.5");
+    let builder = OpenAi::builder_from_env().model("gpt-5.5");
     let online = std::env::var("OPENAI_API_KEY").is_ok_and(|k| !k.is_empty());
     let gpt = if online {
         println!("(calling the OpenAI Responses API)");

@@ -28,8 +28,8 @@
 mod catalog;
 
 use dive_core::{LlmError, ReminderStyle};
-use dive_openai_wire::responses::Responses;
-use dive_openai_wire::{Builder, Client, Dialect, Profile, Vendor};
+use dive_openai_wire::{Dialect, Profile, Responses, Speaks, Wire};
+use dive_provider::{HttpProvider, ProviderBuilder, Vendor};
 
 pub use catalog::{DEFAULT_MODEL, MODELS, model_info};
 
@@ -38,18 +38,25 @@ pub const PROVIDER: &str = "grok";
 /// The default API root.
 pub const DEFAULT_BASE_URL: &str = "https://api.x.ai/v1";
 
-/// xAI as the vendor of a [`Client`]: `Grok::builder()` starts from [`profile`].
+/// xAI's vendor facts: `XAI_API_KEY` (or `GROK_API_KEY`), `XAI_BASE_URL`, [`DEFAULT_MODEL`],
+/// the catalog.
+pub const VENDOR: Vendor = Vendor::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL, model_info)
+    .with_api_key_vars(&["XAI_API_KEY", "GROK_API_KEY"])
+    .with_base_url_var("XAI_BASE_URL");
+
+/// xAI as the vendor of a [`Wire`]: `Grok::builder()` starts from [`profile`].
 #[derive(Debug, Clone, Copy)]
 pub struct GrokVendor;
 
-impl Vendor<Responses> for GrokVendor {
+impl Speaks<Responses> for GrokVendor {
     fn profile() -> Profile {
         profile()
     }
 }
 
-/// The Grok client: dive-openai-wire's Responses [`Client`] with the xAI [`profile`].
-pub type Grok = Client<Responses, GrokVendor>;
+/// The Grok client: the Responses API on dive-provider's [`HttpProvider`] with the xAI
+/// [`profile`].
+pub type Grok = HttpProvider<Wire<Responses, GrokVendor>>;
 
 /// xAI's wire differences from OpenAI's Responses API: reminders as user text.
 #[must_use]
@@ -57,26 +64,21 @@ pub fn dialect() -> Dialect {
     Dialect::openai().with_reminders(ReminderStyle::UserText)
 }
 
-/// xAI as a [`Profile`]: `XAI_API_KEY` (or `GROK_API_KEY`), `XAI_BASE_URL`,
-/// [`DEFAULT_MODEL`], the catalog and [`dialect`].
+/// xAI as a [`Profile`]: [`VENDOR`] and [`dialect`].
 ///
 /// ```
 /// let p = dive_grok::profile();
-/// assert_eq!((p.provider, p.api_key_env), ("grok", Some("XAI_API_KEY")));
+/// assert_eq!((p.vendor.name, p.vendor.api_key_vars), ("grok", &["XAI_API_KEY", "GROK_API_KEY"][..]));
 /// ```
 #[must_use]
 pub fn profile() -> Profile {
-    Profile::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL)
-        .with_api_key_env("XAI_API_KEY")
-        .with_api_key_aliases(&["GROK_API_KEY"])
-        .with_base_url_env("XAI_BASE_URL")
-        .with_catalog(model_info)
-        .with_dialect(dialect())
+    Profile::new(VENDOR, dialect())
 }
 
-/// A builder for a Grok client; when `XAI_API_KEY` is unset, `GROK_API_KEY` is used.
-pub fn builder() -> Builder<Grok> {
-    Grok::builder()
+/// A builder for a Grok client with the key read from `XAI_API_KEY` (else `GROK_API_KEY`) and
+/// `XAI_BASE_URL`.
+pub fn builder() -> ProviderBuilder<Wire<Responses, GrokVendor>> {
+    Grok::builder_from_env()
 }
 
 /// A client from `XAI_API_KEY` (or `GROK_API_KEY`) and (optionally) `XAI_BASE_URL`.
@@ -84,5 +86,5 @@ pub fn builder() -> Builder<Grok> {
 /// # Errors
 /// `Authentication` when neither key variable is set.
 pub fn from_env() -> Result<Grok, LlmError> {
-    builder().build()
+    Grok::from_env()
 }

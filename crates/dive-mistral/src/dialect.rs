@@ -108,8 +108,8 @@ mod tests {
             Message::new(Role::Assistant, vec![Content::tool_use("toolu_01XYZ", "calc", json!({}))]),
             Message::tool_results(vec![ToolResultContent::text("toolu_01XYZ", "4")]),
         ];
-        let llm = crate::builder().api_key("k").build().unwrap();
-        let body = llm.request_body(&ModelRequest::new(history), true);
+        let llm = crate::Mistral::builder().api_key("k").build().unwrap();
+        let body = llm.request_body(&ModelRequest::new(history), true).unwrap();
         let call_id = body["messages"][1]["tool_calls"][0]["id"].as_str().unwrap();
         assert_eq!(call_id.len(), 9);
         assert_eq!(body["messages"][2]["tool_call_id"], call_id);

@@ -22,7 +22,7 @@
 //! ```no_run
 //! use dive_core::{Llm, Message, ModelRequest};
 //! # async fn run() -> Result<(), dive_core::LlmError> {
-//! let llm = dive_mistral::builder().model("mistral-medium-latest").build()?; // MISTRAL_API_KEY
+//! let llm = dive_mistral::builder().model("mistral-medium-latest").build()?; // MISTRAL_API_KEY read
 //! let reply = llm.generate(ModelRequest::new(vec![Message::user("Bonjour !")])).await?;
 //! println!("{}", reply.text_content());
 //! # Ok(()) }
@@ -34,8 +34,8 @@ mod catalog;
 mod dialect;
 
 use dive_core::LlmError;
-use dive_openai_wire::chat::Chat;
-use dive_openai_wire::{Builder, Client, Profile, Vendor};
+use dive_openai_wire::{Chat, Profile, Speaks, Wire};
+use dive_provider::{HttpProvider, ProviderBuilder, Vendor};
 
 pub use catalog::{DEFAULT_MODEL, MODELS, model_info};
 pub use dialect::{dialect, mistral_tool_call_id};
@@ -45,39 +45,40 @@ pub const PROVIDER: &str = "mistral";
 /// The default API root.
 pub const DEFAULT_BASE_URL: &str = "https://api.mistral.ai/v1";
 
-/// Mistral as the vendor of a [`Client`]: `Mistral::builder()` starts from [`profile`].
+/// Mistral's vendor facts: `MISTRAL_API_KEY`, `MISTRAL_BASE_URL`, [`DEFAULT_MODEL`], the catalog.
+pub const VENDOR: Vendor = Vendor::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL, model_info)
+    .with_api_key_vars(&["MISTRAL_API_KEY"])
+    .with_base_url_var("MISTRAL_BASE_URL");
+
+/// Mistral as the vendor of a [`Wire`]: `Mistral::builder()` starts from [`profile`].
 #[derive(Debug, Clone, Copy)]
 pub struct MistralVendor;
 
-impl Vendor<Chat> for MistralVendor {
+impl Speaks<Chat> for MistralVendor {
     fn profile() -> Profile {
         profile()
     }
 }
 
-/// The Mistral client: dive-openai-wire's Chat Completions [`Client`] with the Mistral
-/// [`profile`] (`Mistral::builder()`, `Mistral::from_env()`).
-pub type Mistral = Client<Chat, MistralVendor>;
+/// The Mistral client: Chat Completions on dive-provider's [`HttpProvider`] with the Mistral
+/// [`profile`] (`Mistral::from_env()`, or `Mistral::builder()` reading no environment).
+pub type Mistral = HttpProvider<Wire<Chat, MistralVendor>>;
 
-/// Mistral as a [`Profile`]: `MISTRAL_API_KEY`, `MISTRAL_BASE_URL`, [`DEFAULT_MODEL`], the
-/// Mistral catalog and [`dialect`].
+/// Mistral as a [`Profile`]: [`VENDOR`] and [`dialect`].
 ///
 /// ```
 /// let p = dive_mistral::profile();
-/// assert_eq!((p.provider, p.api_key_env), ("mistral", Some("MISTRAL_API_KEY")));
+/// assert_eq!((p.vendor.name, p.vendor.api_key_vars), ("mistral", &["MISTRAL_API_KEY"][..]));
 /// ```
 #[must_use]
 pub fn profile() -> Profile {
-    Profile::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL)
-        .with_api_key_env("MISTRAL_API_KEY")
-        .with_base_url_env("MISTRAL_BASE_URL")
-        .with_catalog(model_info)
-        .with_dialect(dialect())
+    Profile::new(VENDOR, dialect())
 }
 
-/// A builder for a Mistral client (key, base URL, model, retry policy, headers…).
-pub fn builder() -> Builder<Mistral> {
-    Mistral::builder()
+/// A builder for a Mistral client with `MISTRAL_API_KEY` and `MISTRAL_BASE_URL` read (key,
+/// base URL, model, retry policy, headers… can be set on it).
+pub fn builder() -> ProviderBuilder<Wire<Chat, MistralVendor>> {
+    Mistral::builder_from_env()
 }
 
 /// A client from `MISTRAL_API_KEY` and (optionally) `MISTRAL_BASE_URL`.
@@ -85,5 +86,5 @@ pub fn builder() -> Builder<Mistral> {
 /// # Errors
 /// `Authentication` when `MISTRAL_API_KEY` is unset.
 pub fn from_env() -> Result<Mistral, LlmError> {
-    builder().build()
+    Mistral::from_env()
 }

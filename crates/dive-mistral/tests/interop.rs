@@ -169,7 +169,7 @@ fn magistral_history() -> Vec<Message> {
 #[test]
 fn magistral_thinking_goes_back_as_a_thinking_chunk() {
     let llm = dive_mistral::builder().api_key("k").build().unwrap();
-    let body = llm.request_body(&ModelRequest::new(magistral_history()), false);
+    let body = llm.request_body(&ModelRequest::new(magistral_history()), false).unwrap();
     // The recorded message's own `content` array, as Mistral sent it.
     let recorded: Value =
         serde_json::from_slice(&std::fs::read(fixture("recorded/vercel-mistral-reasoning.json")).unwrap())
@@ -186,7 +186,7 @@ fn request_bodies_are_valid_for_the_official_sdk() {
     let mut written = 0;
     for (name, request) in matrix() {
         for stream in [false, true] {
-            let body = llm.request_body(&request, stream);
+            let body = llm.request_body(&request, stream).unwrap();
             let file = dir.path().join(format!("{name}.{}.json", if stream { "stream" } else { "whole" }));
             std::fs::write(&file, serde_json::to_vec_pretty(&body).unwrap()).unwrap();
             if let Ok(keep) = std::env::var("DIVE_KEEP_BODIES") {
@@ -214,7 +214,7 @@ fn decode_fixture(name: &str) -> (ResponseAccumulator, Option<dive_provider::Pro
         bytes.chunks(31).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
     let sse = dive_provider::decode_sse("mistral", futures::stream::iter(chunks));
     let mapper = ChatMapper::new("mistral", dive_mistral::dialect());
-    let mut events = ChatEvents::new(Box::pin(sse), mapper, None);
+    let mut events = ChatEvents::new("mistral", Box::pin(sse), mapper, None);
     let mut acc = ResponseAccumulator::new();
     let mut error = None;
     futures::executor::block_on(async {

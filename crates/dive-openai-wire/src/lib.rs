@@ -2,12 +2,13 @@
 //! Completions ([`chat`]) — encoders, decoders, stream mappers, the strict-schema sanitiser
 //! ([`strict_schema`]) — and what a vendor speaking them declares: a [`Profile`] (name,
 //! endpoint, key variables, default model, catalog) and a [`Dialect`] (the small wire
-//! differences). [`Client`] is the one `Llm` over them.
+//! differences). [`Wire`] is both formats as a `dive_provider::WireFormat`, so every vendor's
+//! provider is `dive_provider::HttpProvider<Wire<Chat, TheVendor>>`.
 //!
 //! OpenAI itself (`dive-openai`) and every OpenAI-compatible vendor crate (Mistral,
 //! OpenRouter, Grok, DeepInfra, Groq, Together, …) are profiles over this crate; none depends
-//! on another vendor's crate. [`CompatibleChat`] calls any OpenAI-compatible endpoint with a
-//! base URL and key from the user.
+//! on another vendor's crate. [`compatible`] builds a provider for any OpenAI-compatible
+//! endpoint with a base URL and key from the user.
 //!
 //! **Invariant:** the request sent is derived from the [`ModelRequest`](dive_core::ModelRequest)
 //! alone; the caller's history is never modified (unanswered tool calls are answered and
@@ -26,20 +27,17 @@
 #![allow(clippy::result_large_err)] // ProviderError on cold paths, as in dive-provider.
 
 pub mod chat;
-mod client;
 mod dialect;
-mod events;
+mod format;
+mod options;
 mod profile;
 pub mod responses;
 mod schema;
-mod transport;
+mod stream_error;
 mod wire;
 
-pub use chat::CompatibleChat;
-pub use client::{Api, Client, Compatible, Vendor};
 pub use dialect::{BodyHook, Dialect};
-pub use events::{Events, Mapper};
-pub use profile::{CatalogFn, Profile};
-pub use responses::CompatibleResponses;
+pub use format::{Api, Chat, CompatibleChat, CompatibleResponses, Responses, Wire, builder_for, compatible};
+pub use options::OpenAiOptions;
+pub use profile::{COMPATIBLE, Compatible, Profile, Speaks};
 pub use schema::strict_schema;
-pub use transport::Builder;

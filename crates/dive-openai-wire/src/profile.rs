@@ -1,114 +1,40 @@
-//! [`Profile`]: a vendor reachable through an OpenAI wire format — its facts (name,
-//! endpoint, key variables, default model, catalog) and its [`Dialect`]. OpenAI-compatible
-//! vendor crates (OpenAI itself, Grok, OpenRouter, Mistral, …) declare one instead of
-//! re-implementing the encoders.
+//! [`Profile`]: a vendor reachable through an OpenAI wire format — its facts
+//! ([`Vendor`](dive_provider::Vendor): name, endpoint, key variables, default model, catalog)
+//! and its [`Dialect`]. OpenAI-compatible vendor crates (OpenAI itself, Grok, OpenRouter,
+//! Mistral, …) declare one instead of re-implementing the encoders, and name it through a
+//! marker type ([`Speaks`]) so `Provider::builder()` starts from it.
 
-use dive_core::ModelInfo;
+use dive_provider::Vendor;
 
 use crate::dialect::Dialect;
 
-/// Looks a model up in a vendor's catalog.
-pub type CatalogFn = fn(&str) -> Option<&'static ModelInfo>;
-
-fn no_catalog(_: &str) -> Option<&'static ModelInfo> {
-    None
-}
-
-/// A vendor reachable through an OpenAI wire format: its name, endpoint, key variable,
-/// default model, catalog and [`Dialect`].
+/// A vendor reachable through an OpenAI wire format: its facts and its [`Dialect`].
 ///
 /// ```
-/// use dive_openai_wire::{CompatibleChat, Dialect, Profile};
-/// let profile = Profile::new("acme", "https://api.acme.test/v1", "acme-large")
-///     .with_api_key_env("ACME_API_KEY")
-///     .with_base_url_env("ACME_BASE_URL")
-///     .with_dialect(Dialect::compatible());
-/// let llm = CompatibleChat::builder_for(profile).api_key("k").build().unwrap();
+/// use dive_openai_wire::{Chat, Dialect, Profile, builder_for};
+/// use dive_provider::Vendor;
+/// fn no_models(_: &str) -> Option<&'static dive_core::ModelInfo> { None }
+/// const ACME: Vendor = Vendor::new("acme", "https://api.acme.test/v1", "acme-large", no_models)
+///     .with_api_key_vars(&["ACME_API_KEY"])
+///     .with_base_url_var("ACME_BASE_URL");
+/// let llm = builder_for::<Chat>(Profile::new(ACME, Dialect::compatible())).api_key("k").build().unwrap();
 /// assert_eq!(dive_core::Llm::provider(&llm), "acme");
 /// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Profile {
-    /// Provider name reported by the client and its errors.
-    pub provider: &'static str,
-    /// Default API root, including the version segment (`https://api.openai.com/v1`).
-    pub base_url: &'static str,
-    /// Environment variable holding the API key.
-    pub api_key_env: Option<&'static str>,
-    /// Further variables read, in order, when [`Self::api_key_env`] is unset (xAI's
-    /// `GROK_API_KEY`).
-    pub api_key_aliases: &'static [&'static str],
-    /// Whether building fails without a key (false for local servers such as Ollama).
-    pub api_key_required: bool,
-    /// Environment variable overriding the base URL.
-    pub base_url_env: Option<&'static str>,
-    /// The model used when none is given.
-    pub default_model: &'static str,
-    /// The vendor's model catalog (context windows, prices).
-    pub catalog: CatalogFn,
+    /// The vendor facts: provider name, default base URL and model, key and base-URL
+    /// variables, catalog.
+    pub vendor: Vendor,
     /// Wire differences.
     pub dialect: Dialect,
 }
 
 impl Profile {
-    /// A profile with no key variable, no catalog and [`Dialect::compatible`]; add the rest
-    /// with the `with_*` methods.
+    /// A profile from vendor facts and a dialect.
     #[must_use]
-    pub fn new(provider: &'static str, base_url: &'static str, default_model: &'static str) -> Self {
-        Self {
-            provider,
-            base_url,
-            api_key_env: None,
-            api_key_aliases: &[],
-            api_key_required: false,
-            base_url_env: None,
-            default_model,
-            catalog: no_catalog,
-            dialect: Dialect::compatible(),
-        }
-    }
-
-    /// Reads the key from this variable, and requires one.
-    #[must_use]
-    pub fn with_api_key_env(mut self, var: &'static str) -> Self {
-        self.api_key_env = Some(var);
-        self.api_key_required = true;
-        self
-    }
-
-    /// Also reads the key from these variables, in order, when the main one is unset.
-    #[must_use]
-    pub fn with_api_key_aliases(mut self, vars: &'static [&'static str]) -> Self {
-        self.api_key_aliases = vars;
-        self
-    }
-
-    /// Whether a key is required.
-    #[must_use]
-    pub fn with_api_key_required(mut self, required: bool) -> Self {
-        self.api_key_required = required;
-        self
-    }
-
-    /// Reads a base URL override from this variable.
-    #[must_use]
-    pub fn with_base_url_env(mut self, var: &'static str) -> Self {
-        self.base_url_env = Some(var);
-        self
-    }
-
-    /// Sets the default model.
-    #[must_use]
-    pub fn with_default_model(mut self, model: &'static str) -> Self {
-        self.default_model = model;
-        self
-    }
-
-    /// Sets the catalog lookup.
-    #[must_use]
-    pub fn with_catalog(mut self, catalog: CatalogFn) -> Self {
-        self.catalog = catalog;
-        self
+    pub fn new(vendor: Vendor, dialect: Dialect) -> Self {
+        Self { vendor, dialect }
     }
 
     /// Sets the dialect.
@@ -117,4 +43,38 @@ impl Profile {
         self.dialect = dialect;
         self
     }
+
+    /// Sets the default model.
+    #[must_use]
+    pub fn with_default_model(mut self, model: &'static str) -> Self {
+        self.vendor.default_model = model;
+        self
+    }
 }
+
+/// A vendor speaking OpenAI wire format `A` ([`Chat`](crate::Chat) or
+/// [`Responses`](crate::Responses)): the marker type a vendor crate names its provider with
+/// (`HttpProvider<Wire<Chat, MistralVendor>>`), so `builder()` starts from its profile.
+pub trait Speaks<A>: Send + Sync + 'static {
+    /// The vendor's profile on this wire format.
+    fn profile() -> Profile;
+}
+
+/// Any OpenAI-compatible endpoint, profile given at run time (a base URL and key from the
+/// user): the vendor parameter of [`CompatibleChat`](crate::CompatibleChat) and
+/// [`CompatibleResponses`](crate::CompatibleResponses), built with
+/// [`compatible`](crate::compatible) or [`builder_for`](crate::builder_for).
+#[derive(Debug, Clone, Copy)]
+pub struct Compatible;
+
+fn no_catalog(_: &str) -> Option<&'static dive_core::ModelInfo> {
+    None
+}
+
+/// The facts of an OpenAI-compatible endpoint named by the user: provider name
+/// `openai-compatible`, an optional key read from `OPENAI_COMPATIBLE_API_KEY`, the base URL
+/// from `OPENAI_COMPATIBLE_BASE_URL`, no catalog.
+pub const COMPATIBLE: Vendor = Vendor::new("openai-compatible", "", "", no_catalog)
+    .with_api_key_vars(&["OPENAI_COMPATIBLE_API_KEY"])
+    .with_base_url_var("OPENAI_COMPATIBLE_BASE_URL")
+    .key_optional();

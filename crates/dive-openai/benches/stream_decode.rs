@@ -117,14 +117,14 @@ fn chunks(bytes: &[u8]) -> Vec<Result<Bytes, std::io::Error>> {
 async fn run_responses(bytes: &[u8]) -> usize {
     let sse = Box::pin(dive_provider::decode_sse("openai", futures::stream::iter(chunks(bytes))));
     let pricing = dive_openai::model_info("gpt-5.5").and_then(|m| m.pricing.clone());
-    let events = ResponsesEvents::new(sse, ResponsesMapper::new("openai"), pricing);
+    let events = ResponsesEvents::new("openai", sse, ResponsesMapper::new("openai"), pricing);
     events.fold(0, |n, e| async move { n + usize::from(e.is_ok()) }).await
 }
 
 async fn run_chat(bytes: &[u8]) -> usize {
     let sse = Box::pin(dive_provider::decode_sse("openai", futures::stream::iter(chunks(bytes))));
     let pricing = dive_openai::model_info("gpt-5.5").and_then(|m| m.pricing.clone());
-    let events = ChatEvents::new(sse, ChatMapper::new("openai", Dialect::openai()), pricing);
+    let events = ChatEvents::new("openai", sse, ChatMapper::new("openai", Dialect::openai()), pricing);
     events.fold(0, |n, e| async move { n + usize::from(e.is_ok()) }).await
 }
 

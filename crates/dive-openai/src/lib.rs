@@ -22,7 +22,7 @@
 //! use dive_core::{Llm, Message, ModelRequest, Reasoning, ReasoningEffort};
 //! use dive_openai::OpenAi;
 //! # async fn run() -> Result<(), dive_core::LlmError> {
-//! let gpt = OpenAi::builder().model("gpt-5.5").build()?; // OPENAI_API_KEY, OPENAI_BASE_URL
+//! let gpt = OpenAi::builder_from_env().model("gpt-5.5").build()?; // OPENAI_API_KEY, OPENAI_BASE_URL
 //! let request = ModelRequest::new(vec![Message::user("Why is the sky blue?")])
 //!     .with_reasoning(Reasoning::effort(ReasoningEffort::Low));
 //! let response = gpt.generate(request).await?;
@@ -35,46 +35,52 @@ mod catalog;
 
 pub use catalog::{DEFAULT_CHAT_MODEL, DEFAULT_MODEL, MODELS, is_reasoning_model, model_info};
 pub use dive_openai_wire::{
-    Api, BodyHook, Builder, CatalogFn, Client, Dialect, Events, Mapper, Profile, Vendor, chat, responses,
-    strict_schema,
+    Api, BodyHook, Chat, CompatibleChat, CompatibleResponses, Dialect, OpenAiOptions, Profile, Responses,
+    Speaks, Wire, builder_for, chat, compatible, responses, strict_schema,
 };
-use dive_openai_wire::{chat::Chat, responses::Responses};
+use dive_provider::{HttpProvider, ProviderBuilder, Vendor};
 
 /// The provider name reported by the OpenAI clients and their errors.
 pub const PROVIDER: &str = "openai";
 /// The default API root.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
-/// OpenAI as the vendor of a [`Client`]: `Client::<_, OpenAiVendor>::builder()` starts from
-/// [`profile`] (Responses: [`DEFAULT_MODEL`]; Chat Completions: [`DEFAULT_CHAT_MODEL`]).
+/// OpenAI's vendor facts: `OPENAI_API_KEY`, `OPENAI_BASE_URL`, [`DEFAULT_MODEL`], the catalog.
+pub const VENDOR: Vendor = Vendor::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL, model_info)
+    .with_api_key_vars(&["OPENAI_API_KEY"])
+    .with_base_url_var("OPENAI_BASE_URL");
+
+/// OpenAI as the vendor of a [`Wire`]: `OpenAi::builder()` starts from [`profile`]
+/// (Responses: [`DEFAULT_MODEL`]; Chat Completions: [`DEFAULT_CHAT_MODEL`]).
 #[derive(Debug, Clone, Copy)]
 pub struct OpenAiVendor;
 
-impl Vendor<Responses> for OpenAiVendor {
+impl Speaks<Responses> for OpenAiVendor {
     fn profile() -> Profile {
         profile()
     }
 }
 
-impl Vendor<Chat> for OpenAiVendor {
+impl Speaks<Chat> for OpenAiVendor {
     fn profile() -> Profile {
         profile().with_default_model(DEFAULT_CHAT_MODEL)
     }
 }
 
 /// The OpenAI Responses API as an [`Llm`](dive_core::Llm): the default way to call OpenAI
-/// (`OpenAi::builder()`, default model [`DEFAULT_MODEL`]).
-pub type OpenAi = Client<Responses, OpenAiVendor>;
+/// (`OpenAi::from_env()`, or `OpenAi::builder()` reading no environment; default model
+/// [`DEFAULT_MODEL`]).
+pub type OpenAi = HttpProvider<Wire<Responses, OpenAiVendor>>;
 
 /// Builds an [`OpenAi`] (Responses API) client.
-pub type OpenAiBuilder = Builder<OpenAi>;
+pub type OpenAiBuilder = ProviderBuilder<Wire<Responses, OpenAiVendor>>;
 
-/// OpenAI's Chat Completions as an [`Llm`](dive_core::Llm) (`ChatCompletions::builder()`,
+/// OpenAI's Chat Completions as an [`Llm`](dive_core::Llm) (`ChatCompletions::from_env()`,
 /// default model [`DEFAULT_CHAT_MODEL`]).
-pub type ChatCompletions = Client<Chat, OpenAiVendor>;
+pub type ChatCompletions = HttpProvider<Wire<Chat, OpenAiVendor>>;
 
 /// Builds a [`ChatCompletions`] client.
-pub type ChatCompletionsBuilder = Builder<ChatCompletions>;
+pub type ChatCompletionsBuilder = ProviderBuilder<Wire<Chat, OpenAiVendor>>;
 
 /// OpenAI's own wire behaviour: [`Dialect::openai`], with its reasoning models
 /// ([`is_reasoning_model`]) sent no sampling parameters.
@@ -83,18 +89,13 @@ pub fn dialect() -> Dialect {
     Dialect::openai().with_rejects_sampling(is_reasoning_model)
 }
 
-/// OpenAI itself as a [`Profile`]: `OPENAI_API_KEY`, `OPENAI_BASE_URL`, [`dialect`], the
-/// OpenAI catalog and default model.
+/// OpenAI itself as a [`Profile`]: [`VENDOR`] and [`dialect`].
 ///
 /// ```
 /// let p = dive_openai::profile();
-/// assert_eq!((p.provider, p.api_key_env, p.default_model), ("openai", Some("OPENAI_API_KEY"), "gpt-6-luna"));
+/// assert_eq!((p.vendor.name, p.vendor.api_key_vars, p.vendor.default_model), ("openai", &["OPENAI_API_KEY"][..], "gpt-6-luna"));
 /// ```
 #[must_use]
 pub fn profile() -> Profile {
-    Profile::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL)
-        .with_api_key_env("OPENAI_API_KEY")
-        .with_base_url_env("OPENAI_BASE_URL")
-        .with_catalog(model_info)
-        .with_dialect(dialect())
+    Profile::new(VENDOR, dialect())
 }

@@ -18,7 +18,6 @@ use dive_core::{
     ModelResponse, Reasoning, ReasoningEffort, ReasoningSummary, Reminder, ResponseFormat, Role, ToolChoice,
     ToolDefinition, ToolResultContent,
 };
-use dive_openai::{ChatCompletions, Dialect, Profile};
 use serde_json::{Map, Value, json};
 
 const PNG: &str =
@@ -211,9 +210,8 @@ fn matrix() -> Vec<(&'static str, &'static str, ModelRequest)> {
     cases
 }
 
-fn compatible() -> ChatCompletions {
-    let profile = Profile::new("compat", "http://127.0.0.1:9/v1", "m").with_dialect(Dialect::compatible());
-    ChatCompletions::builder_for(profile).build().unwrap()
+fn compatible() -> dive_openai::CompatibleChat {
+    dive_openai::compatible::<dive_openai::Chat>("http://127.0.0.1:9/v1").model("m").build().unwrap()
 }
 
 #[test]
@@ -225,9 +223,9 @@ fn request_bodies_are_valid_for_the_official_sdk() {
         for stream in [false, true] {
             let suffix = if stream { "-stream" } else { "" };
             let bodies = [
-                ("openai-responses", responses(model).request_body(&request, stream)),
-                ("openai-chat", chat(model).request_body(&request, stream)),
-                ("openai-chat", compatible().request_body(&request, stream)),
+                ("openai-responses", responses(model).request_body(&request, stream).unwrap()),
+                ("openai-chat", chat(model).request_body(&request, stream).unwrap()),
+                ("openai-chat", compatible().request_body(&request, stream).unwrap()),
             ];
             for (i, (kind, body)) in bodies.into_iter().enumerate() {
                 let file = dir.path().join(format!("{name}-{i}.{kind}{suffix}.json"));

@@ -30,7 +30,7 @@ async fn flat_error_event_and_failed_response_are_typed() {
     let mut flat = SseEvent::default();
     flat.event = "error".into();
     flat.data = r#"{"type":"error","code":"rate_limit_exceeded","message":"slow down","param":null}"#.into();
-    let e = dive_openai::Mapper::map(&mut mapper, &flat, &mut VecDeque::new()).unwrap_err();
+    let e = dive_provider::StreamMapper::map(&mut mapper, flat, &mut VecDeque::new()).unwrap_err();
     assert_eq!(
         (e.kind, e.error_type.as_deref(), e.message.as_str()),
         (LlmErrorKind::RateLimited, Some("rate_limit_exceeded"), "slow down")
@@ -43,7 +43,7 @@ async fn flat_error_event_and_failed_response_are_typed() {
     event.event = "response.failed".into();
     event.data = failed.lines().find_map(|l| l.strip_prefix("data: ")).unwrap().into();
     let mut mapper = dive_openai::responses::ResponsesMapper::new("openai");
-    let e = dive_openai::Mapper::map(&mut mapper, &event, &mut VecDeque::new()).unwrap_err();
+    let e = dive_provider::StreamMapper::map(&mut mapper, event, &mut VecDeque::new()).unwrap_err();
     assert_eq!((e.kind, e.error_type.as_deref()), (LlmErrorKind::QuotaExhausted, Some("insufficient_quota")));
 }
 

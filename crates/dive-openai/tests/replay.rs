@@ -31,7 +31,7 @@ async fn conversation() -> Vec<Message> {
 #[tokio::test]
 async fn responses_history_is_sent_back_exactly() {
     let history = conversation().await;
-    let body = responses("gpt-5.5").request_body(&ModelRequest::new(history.clone()), false);
+    let body = responses("gpt-5.5").request_body(&ModelRequest::new(history.clone()), false).unwrap();
     let input = body["input"].as_array().unwrap();
     let output = fixture_final("responses_reasoning_tools.sse")["output"].as_array().unwrap().clone();
 
@@ -71,7 +71,7 @@ async fn responses_history_is_sent_back_exactly() {
 #[tokio::test]
 async fn chat_history_keeps_call_ids_and_arguments() {
     let history = conversation().await;
-    let body = chat("gpt-5.5").request_body(&ModelRequest::new(history), false);
+    let body = chat("gpt-5.5").request_body(&ModelRequest::new(history), false).unwrap();
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages[1]["content"], json!("Checking both cities — one moment."));
     assert_eq!(
@@ -97,12 +97,12 @@ async fn unanswered_calls_are_answered_on_the_request_only() {
     history.pop();
     let before = history.clone();
     let request = ModelRequest::new(history);
-    let body = responses("gpt-5.5").request_body(&request, false);
+    let body = responses("gpt-5.5").request_body(&request, false).unwrap();
     let outputs: Vec<&Value> =
         body["input"].as_array().unwrap().iter().filter(|i| i["type"] == "function_call_output").collect();
     assert_eq!(outputs.len(), 2);
     assert!(outputs.iter().all(|o| o["output"].as_str().unwrap().contains("Unknown result")), "{outputs:?}");
-    let chat_body = chat("gpt-5.5").request_body(&request, false);
+    let chat_body = chat("gpt-5.5").request_body(&request, false).unwrap();
     assert_eq!(chat_body["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").count(), 2);
     assert_eq!(request.messages, before);
 }
@@ -114,7 +114,7 @@ fn operator_reminders_are_developer_messages_on_openai() {
         Reminder::operator("policy", "Answer in French.").unwrap().into_message(),
         Reminder::new("todo-list", "2 open").unwrap().into_message(),
     ]);
-    let body = responses("gpt-5.5").request_body(&request, false);
+    let body = responses("gpt-5.5").request_body(&request, false).unwrap();
     let input = body["input"].as_array().unwrap();
     assert!(input.iter().any(|i| i["role"] == "developer" && i["content"].as_str().unwrap().contains("Answer in French.")), "{input:?}");
     assert!(input.iter().any(|i| {
@@ -124,7 +124,7 @@ fn operator_reminders_are_developer_messages_on_openai() {
                 .unwrap_or_default()
                 .contains("<system-reminder name=\"todo-list\">")
     }));
-    let chat_body = chat("gpt-5.5").request_body(&request, false);
+    let chat_body = chat("gpt-5.5").request_body(&request, false).unwrap();
     assert!(chat_body["messages"].as_array().unwrap().iter().any(|m| m["role"] == "developer"));
 }
 
@@ -133,7 +133,7 @@ fn previous_response_id_sends_only_the_new_turn() {
     let mut request =
         ModelRequest::new(vec![Message::user("first"), Message::assistant("ok"), Message::user("second")]);
     request.previous_response_id = Some("resp_prev".into());
-    let body = responses("gpt-5.5").request_body(&request, true);
+    let body = responses("gpt-5.5").request_body(&request, true).unwrap();
     assert_eq!(
         body["input"],
         json!([{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "second"}]}])
@@ -154,7 +154,7 @@ fn thinking_from_other_providers_is_not_replayed_as_reasoning() {
         ],
     );
     let body =
-        responses("gpt-5.5").request_body(&ModelRequest::new(vec![Message::user("Hi"), foreign]), false);
+        responses("gpt-5.5").request_body(&ModelRequest::new(vec![Message::user("Hi"), foreign]), false).unwrap();
     assert_eq!(body["input"][1], json!({"type": "message", "role": "assistant", "content": "Hello"}));
     assert_eq!(body["input"].as_array().unwrap().len(), 2);
 }

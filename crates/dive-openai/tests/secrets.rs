@@ -66,7 +66,7 @@ async fn api_key_never_leaks_into_debug_errors_or_logs() {
         format!("{responses:?}"),
         format!("{chat:?}"),
         format!("{:?}", OpenAi::builder().api_key(KEY)),
-        format!("{}", responses.request_body(&ModelRequest::new(vec![Message::user("hi")]), true)),
+        format!("{}", responses.request_body(&ModelRequest::new(vec![Message::user("hi")]), true).unwrap()),
     ];
 
     let e = responses.generate(ModelRequest::new(vec![Message::user("hi")])).await.unwrap_err();

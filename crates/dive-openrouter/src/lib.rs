@@ -16,7 +16,7 @@
 //!   models. Models that send only `reasoning` text get a plain thinking block.
 //! - Keep-alive comments (`: OPENROUTER PROCESSING`) in streams are skipped by the SSE decoder.
 //! - App attribution: add the `HTTP-Referer` and `X-Title` headers with
-//!   [`header`](dive_openai_wire::Builder::header).
+//!   [`header`](dive_provider::ProviderBuilder::header).
 //!
 //! `OPENROUTER_API_KEY` is required; `OPENROUTER_BASE_URL` overrides the endpoint.
 //!
@@ -40,8 +40,8 @@
 mod catalog;
 
 use dive_core::{LlmError, ModelRequest, ReasoningEffort, ThinkingMode};
-use dive_openai_wire::chat::Chat;
-use dive_openai_wire::{BodyHook, Builder, Client, Dialect, Profile, Vendor};
+use dive_openai_wire::{BodyHook, Chat, Dialect, Profile, Speaks, Wire};
+use dive_provider::{HttpProvider, ProviderBuilder, Vendor};
 use serde_json::{Map, Value, json};
 
 pub use catalog::{DEFAULT_MODEL, MODELS, model_info};
@@ -51,19 +51,25 @@ pub const PROVIDER: &str = "openrouter";
 /// The default API root.
 pub const DEFAULT_BASE_URL: &str = "https://openrouter.ai/api/v1";
 
-/// OpenRouter as the vendor of a [`Client`]: `OpenRouter::builder()` starts from [`profile`].
+/// OpenRouter's vendor facts: `OPENROUTER_API_KEY`, `OPENROUTER_BASE_URL`, [`DEFAULT_MODEL`],
+/// the catalog.
+pub const VENDOR: Vendor = Vendor::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL, model_info)
+    .with_api_key_vars(&["OPENROUTER_API_KEY"])
+    .with_base_url_var("OPENROUTER_BASE_URL");
+
+/// OpenRouter as the vendor of a [`Wire`]: `OpenRouter::builder()` starts from [`profile`].
 #[derive(Debug, Clone, Copy)]
 pub struct OpenRouterVendor;
 
-impl Vendor<Chat> for OpenRouterVendor {
+impl Speaks<Chat> for OpenRouterVendor {
     fn profile() -> Profile {
         profile()
     }
 }
 
-/// The OpenRouter client: dive-openai-wire's Chat Completions [`Client`] with the OpenRouter
-/// [`profile`].
-pub type OpenRouter = Client<Chat, OpenRouterVendor>;
+/// The OpenRouter client: Chat Completions on dive-provider's [`HttpProvider`] with the
+/// OpenRouter [`profile`].
+pub type OpenRouter = HttpProvider<Wire<Chat, OpenRouterVendor>>;
 
 /// `reasoning_effort` → `reasoning: {effort}`; a budget → `reasoning: {max_tokens}`; thinking
 /// disabled → `reasoning: {enabled: false}`; and usage accounting on.
@@ -103,25 +109,21 @@ pub fn dialect() -> Dialect {
         .with_body_hook(BodyHook::new(rewrite))
 }
 
-/// OpenRouter as a [`Profile`]: `OPENROUTER_API_KEY`, `OPENROUTER_BASE_URL`,
-/// [`DEFAULT_MODEL`], the catalog and [`dialect`].
+/// OpenRouter as a [`Profile`]: [`VENDOR`] and [`dialect`].
 ///
 /// ```
 /// let p = dive_openrouter::profile();
-/// assert_eq!((p.provider, p.base_url), ("openrouter", "https://openrouter.ai/api/v1"));
+/// assert_eq!((p.vendor.name, p.vendor.default_base_url), ("openrouter", "https://openrouter.ai/api/v1"));
 /// ```
 #[must_use]
 pub fn profile() -> Profile {
-    Profile::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL)
-        .with_api_key_env("OPENROUTER_API_KEY")
-        .with_base_url_env("OPENROUTER_BASE_URL")
-        .with_catalog(model_info)
-        .with_dialect(dialect())
+    Profile::new(VENDOR, dialect())
 }
 
-/// A builder for an OpenRouter client (key, base URL, model, retry policy, headers…).
-pub fn builder() -> Builder<OpenRouter> {
-    OpenRouter::builder()
+/// A builder for an OpenRouter client with `OPENROUTER_API_KEY` and `OPENROUTER_BASE_URL`
+/// read (key, base URL, model, retry policy, headers… can be set on it).
+pub fn builder() -> ProviderBuilder<Wire<Chat, OpenRouterVendor>> {
+    OpenRouter::builder_from_env()
 }
 
 /// A client from `OPENROUTER_API_KEY` and (optionally) `OPENROUTER_BASE_URL`.
@@ -129,7 +131,7 @@ pub fn builder() -> Builder<OpenRouter> {
 /// # Errors
 /// `Authentication` when `OPENROUTER_API_KEY` is unset.
 pub fn from_env() -> Result<OpenRouter, LlmError> {
-    builder().build()
+    OpenRouter::from_env()
 }
 
 #[cfg(test)]
@@ -138,7 +140,7 @@ mod tests {
     use dive_core::{Message, Reasoning};
 
     fn body(request: &ModelRequest) -> Value {
-        builder().api_key("k").build().unwrap().request_body(request, false)
+        OpenRouter::builder().api_key("k").build().unwrap().request_body(request, false).unwrap()
     }
 
     #[test]

@@ -60,7 +60,7 @@ fn next_assistant_message(llm: &dive_openrouter::OpenRouter, turn: Message, call
     ];
     let request =
         ModelRequest::new(history).with_system("You are a helpful assistant").with_tools(vec![weather()]);
-    llm.request_body(&request, false)["messages"][2].clone()
+    llm.request_body(&request, false).unwrap()["messages"][2].clone()
 }
 
 #[tokio::test]

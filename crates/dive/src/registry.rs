@@ -152,7 +152,7 @@ fn no_catalog() -> Vec<ModelInfo> {
 #[cfg(feature = "anthropic")]
 fn anthropic_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     fn build(model: &str, options: &ModelOptions) -> Result<Arc<dyn Llm>, ModelError> {
-        Ok(Arc::new(configured!(dive_anthropic::Anthropic::builder().model(model), options).build()?))
+        Ok(Arc::new(configured!(dive_anthropic::Anthropic::builder_from_env().model(model), options).build()?))
     }
     (Some(build), || dive_anthropic::MODELS.clone())
 }
@@ -165,7 +165,7 @@ fn anthropic_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
 #[cfg(feature = "openai")]
 fn openai_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     fn build(model: &str, options: &ModelOptions) -> Result<Arc<dyn Llm>, ModelError> {
-        Ok(Arc::new(configured!(dive_openai::OpenAi::builder().model(model), options).build()?))
+        Ok(Arc::new(configured!(dive_openai::OpenAi::builder_from_env().model(model), options).build()?))
     }
     (Some(build), || dive_openai::MODELS.clone())
 }
@@ -179,7 +179,7 @@ fn openai_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
 #[cfg(feature = "openai")]
 fn openai_completions_entry() -> (Option<BuildFn>, fn() -> Vec<ModelInfo>) {
     fn build(model: &str, options: &ModelOptions) -> Result<Arc<dyn Llm>, ModelError> {
-        Ok(Arc::new(configured!(dive_openai::ChatCompletions::builder().model(model), options).build()?))
+        Ok(Arc::new(configured!(dive_openai::ChatCompletions::builder_from_env().model(model), options).build()?))
     }
     (Some(build), no_catalog)
 }

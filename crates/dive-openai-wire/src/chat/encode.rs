@@ -115,10 +115,10 @@ pub fn encode_request(request: &ModelRequest, opts: &ChatOptions<'_>) -> Value {
     if let Some(format) = &request.response_format {
         body.insert("response_format".into(), encode_response_format(format));
     }
-    if let Some(key) = &request.prompt_cache_key {
+    if let Some(key) = crate::options::prompt_cache_key(request) {
         body.insert("prompt_cache_key".into(), json!(key));
     }
-    if let Some(tier) = &request.service_tier {
+    if let Some(tier) = crate::options::service_tier(request) {
         body.insert("service_tier".into(), json!(tier));
     }
     if opts.stream {

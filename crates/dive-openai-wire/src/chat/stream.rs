@@ -16,12 +16,11 @@ use dive_core::{
     Content, ContentDelta, LlmErrorKind, MessageDelta, ModelResponse, RefusalContent, StreamEvent,
     ThinkingContent, ToolUse, Usage,
 };
-use dive_provider::{ProviderError, SseEvent};
+use dive_provider::{ProviderError, SseEvent, StreamMapper};
 use serde_json::{Map, Value, json};
 
 use crate::chat::decode::{decode_usage, reasoning_text};
 use crate::chat::reasoning::{ChunkKind, content_chunks, detail_metadata, detail_text, merge_fragment};
-use crate::events::{Events, Mapper};
 use crate::dialect::Dialect;
 use crate::wire::text;
 
@@ -52,7 +51,7 @@ pub struct ChatMapper {
 }
 
 /// Chat Completions stream events over a stream of SSE events.
-pub type ChatEvents<S> = Events<S, ChatMapper>;
+pub type ChatEvents = dive_provider::Events<ChatMapper>;
 
 impl ChatMapper {
     /// A mapper for this provider name and dialect.
@@ -190,12 +189,15 @@ impl ChatMapper {
     }
 }
 
-impl Mapper for ChatMapper {
-    fn provider(&self) -> &'static str {
-        self.provider
+impl StreamMapper for ChatMapper {
+    type Frame = SseEvent;
+
+    fn end_marker(&self) -> &'static str {
+        "[DONE]"
     }
 
-    fn map(&mut self, event: &SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+    fn map(&mut self, event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        let event = &event;
         if self.done {
             return Ok(());
         }
@@ -211,7 +213,7 @@ impl Mapper for ChatMapper {
             ProviderError::new(self.provider, LlmErrorKind::Decode, format!("stream chunk is not JSON: {e}"))
         })?;
         if chunk.get("error").is_some_and(|e| !e.is_null()) || event.event == "error" {
-            return Err(crate::events::stream_error(self.provider, &chunk));
+            return Err(crate::stream_error::stream_error(self.provider, &chunk));
         }
         if !self.started {
             self.started = true;

@@ -74,7 +74,7 @@ pub fn encode_request(request: &ModelRequest, opts: &ResponsesOptions<'_>) -> Va
 
     let answered = answer_unanswered_tool_calls(&request.messages);
     let rendered = render_reminders(&answered, &dialect.reminders);
-    let chained = request.previous_response_id.is_some();
+    let chained = crate::options::previous_response_id(request).is_some();
     let start = if chained {
         rendered.iter().rposition(|m| m.role == Role::Assistant).map_or(0, |i| i + 1)
     } else {
@@ -149,13 +149,13 @@ pub fn encode_request(request: &ModelRequest, opts: &ResponsesOptions<'_>) -> Va
     if let Some(format) = &request.response_format {
         body.insert("text".into(), json!({ "format": encode_format(format) }));
     }
-    if let Some(key) = &request.prompt_cache_key {
+    if let Some(key) = crate::options::prompt_cache_key(request) {
         body.insert("prompt_cache_key".into(), json!(key));
     }
-    if let Some(tier) = &request.service_tier {
+    if let Some(tier) = crate::options::service_tier(request) {
         body.insert("service_tier".into(), json!(tier));
     }
-    if let Some(id) = &request.previous_response_id {
+    if let Some(id) = crate::options::previous_response_id(request) {
         body.insert("previous_response_id".into(), json!(id));
     }
     if opts.stream {

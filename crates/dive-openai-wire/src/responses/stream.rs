@@ -12,10 +12,10 @@ use dive_core::{
     Content, ContentDelta, LlmErrorKind, MessageDelta, ModelResponse, RefusalContent, StreamEvent,
     ThinkingContent,
 };
-use dive_provider::{ProviderError, SseEvent};
+use dive_provider::{ProviderError, SseEvent, StreamMapper};
 use serde_json::{Map, Value};
 
-use crate::events::{Events, Mapper, stream_error};
+use crate::stream_error::stream_error;
 use crate::responses::decode::{
     SUMMARY_SEPARATOR, citation, decode_item, decode_response, function_call_block, message_metadata,
     reasoning_metadata, text_block,
@@ -38,7 +38,7 @@ pub struct ResponsesMapper {
 }
 
 /// Responses API stream events over a stream of SSE events.
-pub type ResponsesEvents<S> = Events<S, ResponsesMapper>;
+pub type ResponsesEvents = dive_provider::Events<ResponsesMapper>;
 
 fn num(v: &Value, key: &str) -> Option<u64> {
     v.get(key).and_then(Value::as_u64)
@@ -163,12 +163,15 @@ impl ResponsesMapper {
     }
 }
 
-impl Mapper for ResponsesMapper {
-    fn provider(&self) -> &'static str {
-        self.provider
+impl StreamMapper for ResponsesMapper {
+    type Frame = SseEvent;
+
+    fn end_marker(&self) -> &'static str {
+        "response.completed"
     }
 
-    fn map(&mut self, event: &SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+    fn map(&mut self, event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        let event = &event;
         if self.done || event.data.trim().is_empty() || event.data.trim() == "[DONE]" {
             return Ok(());
         }

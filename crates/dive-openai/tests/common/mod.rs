@@ -51,9 +51,9 @@ pub async fn decode_fixture(name: &str) -> (ResponseAccumulator, Option<Provider
     let mut acc = ResponseAccumulator::new();
     let mut stream: futures::stream::BoxStream<'_, Result<dive_core::StreamEvent, ProviderError>> =
         if Path::new(name).file_name().is_some_and(|f| f.to_string_lossy().starts_with("chat_")) {
-            Box::pin(ChatEvents::new(sse, ChatMapper::new("openai", Dialect::openai()), None))
+            Box::pin(ChatEvents::new("openai", sse, ChatMapper::new("openai", Dialect::openai()), None))
         } else {
-            Box::pin(ResponsesEvents::new(sse, ResponsesMapper::new("openai"), None))
+            Box::pin(ResponsesEvents::new("openai", sse, ResponsesMapper::new("openai"), None))
         };
     while let Some(event) = stream.next().await {
         match event {

@@ -1,0 +1,191 @@
+//! [`Wire`]: the two OpenAI wire formats as one [`WireFormat`] of the generic
+//! [`HttpProvider`](dive_provider::HttpProvider), parameterised by the API ([`Chat`],
+//! [`Responses`]) and the vendor whose [`Profile`] it carries.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use dive_core::{LlmErrorKind, ModelRequest, ModelResponse};
+use dive_provider::{CallContext, Encoded, ProviderBuilder, ProviderError, StreamMapper, Vendor, WireFormat};
+use serde_json::Value;
+
+use crate::dialect::Dialect;
+use crate::options::check_options;
+use crate::profile::{COMPATIBLE, Compatible, Profile, Speaks};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// One of the two OpenAI APIs: where requests go and how bodies, responses and streams are
+/// translated. Implemented by [`Chat`] and [`Responses`] only.
+pub trait Api: sealed::Sealed + fmt::Debug + Send + Sync + 'static {
+    /// The path below the base URL (`/responses`, `/chat/completions`).
+    const PATH: &'static str;
+    /// Whether this is Chat Completions (no `previous_response_id`).
+    const CHAT: bool;
+    /// The stream mapper.
+    type Mapper: StreamMapper<Frame = dive_provider::SseEvent>;
+    /// The request body.
+    fn encode(request: &ModelRequest, call: &CallContext<'_>, dialect: &Dialect) -> Value;
+    /// A non-streaming response.
+    fn decode(json: &Value, dialect: &Dialect) -> ModelResponse;
+    /// A mapper for one stream.
+    fn mapper(provider: &'static str, dialect: &Dialect) -> Self::Mapper;
+}
+
+/// The Chat Completions API (`POST /chat/completions`).
+#[derive(Debug, Clone, Copy)]
+pub struct Chat;
+
+/// The Responses API (`POST /responses`).
+#[derive(Debug, Clone, Copy)]
+pub struct Responses;
+
+impl sealed::Sealed for Chat {}
+impl sealed::Sealed for Responses {}
+
+impl Api for Chat {
+    const PATH: &'static str = "/chat/completions";
+    const CHAT: bool = true;
+    type Mapper = crate::chat::ChatMapper;
+
+    fn encode(request: &ModelRequest, call: &CallContext<'_>, dialect: &Dialect) -> Value {
+        let mut opts = crate::chat::ChatOptions::new(call.model, dialect).streaming(call.stream);
+        opts.max_tokens = call.max_tokens;
+        crate::chat::encode_request(request, &opts)
+    }
+
+    fn decode(json: &Value, dialect: &Dialect) -> ModelResponse {
+        crate::chat::decode_response(json, dialect)
+    }
+
+    fn mapper(provider: &'static str, dialect: &Dialect) -> Self::Mapper {
+        crate::chat::ChatMapper::new(provider, dialect.clone())
+    }
+}
+
+impl Api for Responses {
+    const PATH: &'static str = "/responses";
+    const CHAT: bool = false;
+    type Mapper = crate::responses::ResponsesMapper;
+
+    fn encode(request: &ModelRequest, call: &CallContext<'_>, dialect: &Dialect) -> Value {
+        let mut opts = crate::responses::ResponsesOptions::new(call.model, dialect).streaming(call.stream);
+        opts.max_tokens = call.max_tokens;
+        crate::responses::encode_request(request, &opts)
+    }
+
+    fn decode(json: &Value, _dialect: &Dialect) -> ModelResponse {
+        crate::responses::decode_response(json)
+    }
+
+    fn mapper(provider: &'static str, _dialect: &Dialect) -> Self::Mapper {
+        crate::responses::ResponsesMapper::new(provider)
+    }
+}
+
+/// OpenAI wire format `A` for vendor `V`, as a [`WireFormat`]: vendor crates name
+/// `HttpProvider<Wire<Chat, MistralVendor>>` and get the builder, retry, streaming and
+/// pricing from dive-provider.
+pub struct Wire<A, V> {
+    profile: Profile,
+    api: PhantomData<fn() -> (A, V)>,
+}
+
+impl<A, V> Wire<A, V> {
+    /// The wire format for a profile given at run time.
+    #[must_use]
+    pub fn with_profile(profile: Profile) -> Self {
+        Self { profile, api: PhantomData }
+    }
+
+    /// The profile (vendor facts and dialect).
+    #[must_use]
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// The dialect, to adjust it on a builder (`builder.map_wire(|w| w.dialect_mut()…)`).
+    pub fn dialect_mut(&mut self) -> &mut Dialect {
+        &mut self.profile.dialect
+    }
+}
+
+impl<A, V> Clone for Wire<A, V> {
+    fn clone(&self) -> Self {
+        Self::with_profile(self.profile.clone())
+    }
+}
+
+impl<A: Api, V> fmt::Debug for Wire<A, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Wire").field("path", &A::PATH).field("profile", &self.profile).finish()
+    }
+}
+
+impl<A, V: Speaks<A>> Default for Wire<A, V> {
+    fn default() -> Self {
+        Self::with_profile(V::profile())
+    }
+}
+
+impl<A: Api, V: Send + Sync + 'static> WireFormat for Wire<A, V> {
+    type Body<'a>
+        = Value
+    where
+        Self: 'a;
+    type Mapper = A::Mapper;
+
+    fn vendor(&self) -> &Vendor {
+        &self.profile.vendor
+    }
+
+    fn encode<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        call: &CallContext<'a>,
+    ) -> Result<Encoded<Value>, ProviderError> {
+        check_options(self.profile.vendor.name, request, &self.profile.dialect, A::CHAT)?;
+        Ok(Encoded::new(A::encode(request, call, &self.profile.dialect)))
+    }
+
+    fn path(&self, _encoded: &Encoded<Value>, _call: &CallContext<'_>) -> String {
+        A::PATH.to_owned()
+    }
+
+    fn decode(&self, body: &[u8], _call: &CallContext<'_>) -> Result<ModelResponse, ProviderError> {
+        let json: Value = serde_json::from_slice(body).map_err(|e| {
+            ProviderError::new(self.profile.vendor.name, LlmErrorKind::Decode, format!("response is not JSON: {e}"))
+        })?;
+        Ok(A::decode(&json, &self.profile.dialect))
+    }
+
+    fn mapper(&self, _call: &CallContext<'_>) -> Self::Mapper {
+        A::mapper(self.profile.vendor.name, &self.profile.dialect)
+    }
+}
+
+/// Chat Completions for any OpenAI-compatible endpoint.
+pub type CompatibleChat = dive_provider::HttpProvider<Wire<Chat, Compatible>>;
+
+/// The Responses API for any endpoint speaking it.
+pub type CompatibleResponses = dive_provider::HttpProvider<Wire<Responses, Compatible>>;
+
+/// A builder for API `A` with a profile given at run time (a vendor without its own crate).
+pub fn builder_for<A: Api>(profile: Profile) -> ProviderBuilder<Wire<A, Compatible>> {
+    ProviderBuilder::new(Wire::with_profile(profile))
+}
+
+/// A builder for any OpenAI-compatible endpoint at `base_url` (`http://127.0.0.1:8000/v1`),
+/// with [`Dialect::compatible`]; add the key with `api_key` when the server needs one.
+///
+/// ```
+/// use dive_openai_wire::{Chat, compatible};
+/// let llm = compatible::<Chat>("http://127.0.0.1:8000/v1").model("my-model").build().unwrap();
+/// assert_eq!(dive_core::Llm::provider(&llm), "openai-compatible");
+/// assert_eq!(llm.base_url(), "http://127.0.0.1:8000/v1");
+/// ```
+pub fn compatible<A: Api>(base_url: impl Into<String>) -> ProviderBuilder<Wire<A, Compatible>> {
+    builder_for::<A>(Profile::new(COMPATIBLE, Dialect::compatible())).base_url(base_url)
+}
