@@ -97,7 +97,10 @@ pub enum OutcomeReason {
 }
 
 impl OutcomeReason {
-    /// The default advice for this reason (before the `reconcile` rule).
+    /// The default advice for this reason (before the `reconcile` rule): part of the record,
+    /// written by the engine and by stores recovering or forking a turn alike. Whether a run
+    /// ending for this reason is an error is the engine's policy
+    /// (`dive_agent::outcome_returns_error`).
     #[must_use]
     pub fn default_next(&self) -> NextStep {
         match self {
@@ -116,21 +119,6 @@ impl OutcomeReason {
             | Self::Pause
             | Self::ProcessExit => NextStep::Continue,
         }
-    }
-
-    /// Whether the invocation returns an error alongside the response.
-    #[must_use]
-    pub fn returns_error(&self) -> bool {
-        matches!(
-            self,
-            Self::Canceled
-                | Self::Deadline
-                | Self::ProviderError
-                | Self::StreamInterrupted
-                | Self::HookAbort
-                | Self::CallbackError
-                | Self::Error
-        )
     }
 
     /// The turn status this reason closes with.
@@ -580,22 +568,22 @@ mod tests {
     #[test]
     fn table_of_reasons() {
         use OutcomeReason as R;
-        for (r, next, err) in [
-            (R::Canceled, NextStep::Input, true),
-            (R::Deadline, NextStep::Continue, true),
-            (R::ProviderError, NextStep::Continue, true),
-            (R::StreamInterrupted, NextStep::Continue, true),
-            (R::HookAbort, NextStep::Input, true),
-            (R::CallbackError, NextStep::Continue, true),
-            (R::Error, NextStep::Input, true),
-            (R::OutputLimit, NextStep::Continue, false),
-            (R::ContextLimit, NextStep::Input, false),
-            (R::IterationLimit, NextStep::Continue, false),
-            (R::ProviderStopped, NextStep::Continue, false),
-            (R::Pause, NextStep::Continue, false),
-            (R::ProcessExit, NextStep::Continue, false),
+        for (r, next) in [
+            (R::Canceled, NextStep::Input),
+            (R::Deadline, NextStep::Continue),
+            (R::ProviderError, NextStep::Continue),
+            (R::StreamInterrupted, NextStep::Continue),
+            (R::HookAbort, NextStep::Input),
+            (R::CallbackError, NextStep::Continue),
+            (R::Error, NextStep::Input),
+            (R::OutputLimit, NextStep::Continue),
+            (R::ContextLimit, NextStep::Input),
+            (R::IterationLimit, NextStep::Continue),
+            (R::ProviderStopped, NextStep::Continue),
+            (R::Pause, NextStep::Continue),
+            (R::ProcessExit, NextStep::Continue),
         ] {
-            assert_eq!((r.default_next(), r.returns_error()), (next, err), "{r:?}");
+            assert_eq!(r.default_next(), next, "{r:?}");
             assert_eq!(r.status(), TurnStatus::Incomplete);
         }
     }
