@@ -81,7 +81,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_max_retries(3)
         .with_base_delay(Duration::from_millis(500))
         .on_retry(|a| println!("[retry {} in {:?}: {}]", a.attempt, a.delay, a.error));
-    let builder = Anthropic::builder().model("claude-sonnet-5-5").retry_policy(retry);
+    let builder = Anthropic::builder_from_env().model("claude-sonnet-5-5").retry_policy(retry);
     let claude = if std::env::var("ANTHROPIC_API_KEY").is_ok_and(|k| !k.is_empty()) {
         println!("(calling the Anthropic API)");
         builder.build()?

@@ -7,7 +7,6 @@ use std::hint::black_box;
 
 use bytes::Bytes;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use dive_anthropic::AnthropicEvents;
 use futures::StreamExt;
 use serde_json::json;
 
@@ -98,9 +97,11 @@ fn long_stream() -> (Vec<u8>, u64) {
 }
 
 fn decode(chunks: &[Bytes]) -> u64 {
-    let input = futures::stream::iter(chunks.iter().cloned().map(Ok::<_, std::io::Error>));
+    // Bytes clones share the buffer; the provider's stream owns its input ('static).
+    let owned: Vec<Bytes> = chunks.to_vec();
+    let input = futures::stream::iter(owned.into_iter().map(Ok::<_, std::io::Error>));
     let sse = dive_provider::decode_sse("anthropic", input);
-    let mut events = AnthropicEvents::new(Box::pin(sse), None);
+    let mut events = dive_anthropic::events(Box::pin(sse), None);
     futures::executor::block_on(async {
         let mut n = 0;
         while let Some(e) = events.next().await {

@@ -1,6 +1,6 @@
 //! Messages API responses → [`ModelResponse`], content blocks and [`Usage`].
 
-use dive_core::{Content, ModelResponse, Pricing, UnknownContent, Usage, UsageIteration, UsageReport};
+use dive_core::{Content, ModelResponse, UnknownContent, Usage, UsageIteration, UsageReport};
 use serde_json::{Map, Value, json};
 
 /// Decodes one response content block. Null fields are dropped, a `tool_use` block's
@@ -79,13 +79,6 @@ pub(crate) fn billed(top: &Usage) -> Usage {
         total.cache_creation_input_tokens += step.usage.cache_creation_input_tokens;
     }
     total
-}
-
-/// Sets `usage.cost` from the catalog prices, when known.
-pub(crate) fn price(usage: &mut Usage, pricing: Option<&Pricing>) {
-    if let Some(p) = pricing {
-        usage.cost = Some(p.cost_of(usage));
-    }
 }
 
 /// Decodes a full `message` object (a non-streaming response or `message_start`).

@@ -4,14 +4,18 @@
 //! histories) and reminder rendering (see `dive_core::Reminder`); the stored history is never changed.
 
 use dive_core::{
-    CacheControl, CacheTtl, Content, McpServerConfig, Message, ModelRequest, ReasoningEffort, ReminderStyle,
-    ResponseFormat, Role, ThinkingDisplay, ThinkingMode, ToolChoice, ToolDefinition,
-    answer_unanswered_tool_calls, render_reminders,
+    CacheControl, CacheTtl, Content, ContextEdit, LlmErrorKind, McpServerConfig, Message, ModelRequest,
+    ReasoningEffort, ReminderStyle, ResponseFormat, Role, ThinkingDisplay, ThinkingMode, ToolChoice,
+    ToolDefinition, answer_unanswered_tool_calls, render_reminders,
 };
+use dive_provider::ProviderError;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::PROVIDER;
 use crate::cache::place_breakpoints;
 use crate::catalog::{model_info, supports_system_messages};
+use crate::options::AnthropicOptions;
 
 /// Settings of the client that shape every body.
 #[derive(Debug, Clone)]
@@ -28,20 +32,113 @@ pub(crate) const COMPACT_EDIT: &str = "compact_20260112";
 /// The beta the compaction edit needs.
 pub const COMPACTION_BETA: &str = "compact-2026-01-12";
 
+/// A Messages API request body. Scalars and lists the request already holds are borrowed;
+/// messages and tools are JSON because cache breakpoints are placed on the encoded blocks and
+/// blocks this version cannot type are replayed byte for byte.
+#[derive(Debug, Serialize)]
+#[non_exhaustive]
+pub struct MessagesBody<'a> {
+    /// The model id.
+    pub model: &'a str,
+    /// The output limit.
+    pub max_tokens: u32,
+    /// The conversation, encoded.
+    pub messages: Vec<Value>,
+    /// The automatic cache breakpoint's `cache_control`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<Value>,
+    /// The system prompt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system: Option<&'a str>,
+    /// Stop sequences (a prefill's closing tag last).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stop_sequences: Vec<&'a str>,
+    /// Tool definitions, encoded.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<Value>,
+    /// The tool choice.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<Value>,
+    /// Thinking settings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<Value>,
+    /// Effort and structured output.
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub output_config: Map<String, Value>,
+    /// `fast` or `standard`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speed: Option<&'static str>,
+    /// `auto` or `standard_only`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_tier: Option<&'a str>,
+    /// Server-side context edits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_management: Option<ContextManagement<'a>>,
+    /// Provider-side MCP servers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mcp_servers: Vec<Value>,
+    /// Whether the response streams.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stream: bool,
+    /// `ModelRequest::provider_options`, top-level fields this encoder does not set.
+    #[serde(flatten)]
+    pub extra: &'a Map<String, Value>,
+}
+
+/// The `context_management` object.
+#[derive(Debug, Serialize)]
+#[non_exhaustive]
+pub struct ContextManagement<'a> {
+    /// The edits, as given.
+    pub edits: Vec<&'a ContextEdit>,
+}
+
 /// The body and the beta features it needs.
 #[derive(Debug)]
-pub(crate) struct Encoded {
-    pub body: Value,
+pub(crate) struct Encoded<'a> {
+    pub body: MessagesBody<'a>,
     pub betas: Vec<String>,
 }
 
-/// Builds the JSON body of a Messages API call.
-pub(crate) fn encode_request(request: &ModelRequest, opts: &EncodeOptions<'_>) -> Encoded {
+/// The top-level fields this encoder sets: a `provider_options` entry may not name one.
+const TYPED_FIELDS: &[&str] = &[
+    "model",
+    "max_tokens",
+    "messages",
+    "cache_control",
+    "system",
+    "stop_sequences",
+    "tools",
+    "tool_choice",
+    "thinking",
+    "output_config",
+    "speed",
+    "service_tier",
+    "context_management",
+    "mcp_servers",
+    "stream",
+];
+
+/// Builds the body of a Messages API call.
+///
+/// # Errors
+/// `InvalidRequest` for an option of another provider, or a `provider_options` entry naming
+/// a field this encoder sets (set it through its typed field instead).
+pub(crate) fn encode_request<'a>(
+    request: &'a ModelRequest,
+    opts: &EncodeOptions<'a>,
+) -> Result<Encoded<'a>, ProviderError> {
+    request.options.refuse_foreign(PROVIDER, |_| false).map_err(|e| invalid(e.message))?;
+    if let Some(key) = request.provider_options.keys().find(|k| TYPED_FIELDS.contains(&k.as_str())) {
+        return Err(invalid(format!(
+            "provider_options.{key} names a field the Anthropic encoder sets itself: set it through \
+             the ModelRequest field or AnthropicOptions instead"
+        )));
+    }
+    let anthropic = request.options.get::<AnthropicOptions>();
     let model = request.model.as_deref().unwrap_or(opts.model);
-    let mut body = Map::new();
     let mut betas = request.features.clone();
-    body.insert("model".into(), json!(model));
-    body.insert("max_tokens".into(), json!(request.max_tokens.unwrap_or(opts.max_tokens)));
+    betas.extend(anthropic.iter().flat_map(|o| o.betas.iter().cloned()));
 
     let style = if supports_system_messages(model) {
         ReminderStyle::NativeRole(Role::System)
@@ -58,80 +155,74 @@ pub(crate) fn encode_request(request: &ModelRequest, opts: &EncodeOptions<'_>) -
         messages.push(json!({"role": "assistant", "content": [{"type": "text", "text": prefill.text}]}));
     }
 
-    let caching = request.caching.unwrap_or(true);
     let cache_control = match opts.cache_ttl {
         Some(ttl) => CacheControl::with_ttl(ttl),
         None => CacheControl::ephemeral(),
     };
-    let cache_json = cache_control_json(&cache_control);
-    if caching {
+    let cache_control = request.caching.unwrap_or(true).then(|| {
+        let cache_json = cache_control_json(&cache_control);
         place_breakpoints(&mut messages, &cache_json);
-        body.insert("cache_control".into(), cache_json);
-    }
-    body.insert("messages".into(), Value::Array(messages));
+        cache_json
+    });
 
-    if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
-        body.insert("system".into(), json!(system));
+    let mut stop_sequences: Vec<&str> = request.stop_sequences.iter().map(String::as_str).collect();
+    if let Some(tag) = request.prefill.as_ref().and_then(|p| p.closing_tag.as_deref()) {
+        stop_sequences.push(tag);
     }
-    let mut stops = request.stop_sequences.clone();
-    if let Some(tag) = request.prefill.as_ref().and_then(|p| p.closing_tag.clone()) {
-        stops.push(tag);
-    }
-    if !stops.is_empty() {
-        body.insert("stop_sequences".into(), json!(stops));
-    }
-    if !request.tools.is_empty() {
-        body.insert("tools".into(), Value::Array(request.tools.iter().map(encode_tool).collect()));
-    }
-    if let Some(choice) = encode_tool_choice(request) {
-        body.insert("tool_choice".into(), choice);
-    }
-    let mut output = Map::new();
-    encode_reasoning(request, model, &mut body, &mut output);
+    let (thinking, mut output_config) = encode_reasoning(request, model);
     match &request.response_format {
         Some(ResponseFormat::JsonSchema { schema, .. }) => {
-            output.insert("format".into(), json!({"type": "json_schema", "schema": schema}));
+            output_config.insert("format".into(), json!({"type": "json_schema", "schema": schema}));
         }
         Some(ResponseFormat::JsonObject) => {
-            output.insert("format".into(), json!({"type": "json_schema", "schema": {"type": "object"}}));
+            output_config
+                .insert("format".into(), json!({"type": "json_schema", "schema": {"type": "object"}}));
         }
         _ => {}
     }
-    if !output.is_empty() {
-        body.insert("output_config".into(), Value::Object(output));
-    }
-    if let Some(speed) = request.speed {
-        let s = match speed {
-            dive_core::Speed::Fast => "fast",
-            _ => "standard",
-        };
-        body.insert("speed".into(), json!(s));
-    }
-    if let Some(tier) = request.service_tier.as_deref().filter(|t| matches!(*t, "auto" | "standard_only")) {
-        body.insert("service_tier".into(), json!(tier));
-    }
-    if !request.context_management.is_empty() {
-        let edits: Vec<Value> =
-            request.context_management.iter().filter_map(|e| serde_json::to_value(e).ok()).collect();
-        body.insert("context_management".into(), json!({ "edits": edits }));
+    let speed = request.speed.map(|speed| match speed {
+        dive_core::Speed::Fast => "fast",
+        _ => "standard",
+    });
+    let edits: Vec<&ContextEdit> = request
+        .context_management
+        .iter()
+        .chain(anthropic.iter().flat_map(|o| o.context_management.iter()))
+        .collect();
+    if !edits.is_empty() {
         betas.push("context-management-2025-06-27".into());
-        if request.context_management.iter().any(|e| e.kind == COMPACT_EDIT) {
+        if edits.iter().any(|e| e.kind == COMPACT_EDIT) {
             betas.push(COMPACTION_BETA.into());
         }
     }
     if !request.mcp_servers.is_empty() {
-        body.insert("mcp_servers".into(), Value::Array(request.mcp_servers.iter().map(encode_mcp).collect()));
         betas.push("mcp-client-2025-04-04".into());
-    }
-    if opts.stream {
-        body.insert("stream".into(), Value::Bool(true));
-    }
-    for (k, v) in &request.provider_options {
-        body.insert(k.clone(), v.clone());
     }
     betas.sort();
     betas.dedup();
-    Encoded { body: Value::Object(body), betas }
+    let body = MessagesBody {
+        model,
+        max_tokens: request.max_tokens.unwrap_or(opts.max_tokens),
+        messages,
+        cache_control,
+        system: request.system.as_deref().filter(|s| !s.is_empty()),
+        stop_sequences,
+        tools: request.tools.iter().map(encode_tool).collect(),
+        tool_choice: encode_tool_choice(request),
+        thinking,
+        output_config,
+        speed,
+        service_tier: request.service_tier.as_deref().filter(|t| matches!(*t, "auto" | "standard_only")),
+        context_management: (!edits.is_empty()).then_some(ContextManagement { edits }),
+        mcp_servers: request.mcp_servers.iter().map(encode_mcp).collect(),
+        stream: opts.stream,
+        extra: &request.provider_options,
+    };
+    Ok(Encoded { body, betas })
+}
+
+fn invalid(message: impl Into<String>) -> ProviderError {
+    ProviderError::new(PROVIDER, LlmErrorKind::InvalidRequest, message)
 }
 
 fn cache_control_json(cc: &CacheControl) -> Value {
@@ -145,13 +236,10 @@ fn cache_control_json(cc: &CacheControl) -> Value {
     v
 }
 
-fn encode_reasoning(
-    request: &ModelRequest,
-    model: &str,
-    body: &mut Map<String, Value>,
-    output: &mut Map<String, Value>,
-) {
-    let Some(reasoning) = &request.reasoning else { return };
+/// The `thinking` object and the `output_config` fields reasoning sets (`effort`).
+fn encode_reasoning(request: &ModelRequest, model: &str) -> (Option<Value>, Map<String, Value>) {
+    let mut output = Map::new();
+    let Some(reasoning) = &request.reasoning else { return (None, output) };
     let display = reasoning.display.and_then(|d| match d {
         ThinkingDisplay::Summarized => Some("summarized"),
         ThinkingDisplay::Omitted => Some("omitted"),
@@ -167,12 +255,12 @@ fn encode_reasoning(
         Some(ThinkingMode::Disabled) => Some(json!({"type": "disabled"})),
         _ => None,
     };
-    if let Some(mut thinking) = thinking {
+    let thinking = thinking.map(|mut thinking| {
         if let (Some(d), Some("adaptive" | "enabled")) = (display, thinking["type"].as_str()) {
             thinking["display"] = json!(d);
         }
-        body.insert("thinking".into(), thinking);
-    }
+        thinking
+    });
     if let Some(effort) = reasoning.effort {
         let supported = model_info(model).map(|m| m.reasoning_efforts.as_ref()).unwrap_or(&[]);
         let wire = [
@@ -189,6 +277,7 @@ fn encode_reasoning(
             output.insert("effort".into(), json!(e.as_str()));
         }
     }
+    (thinking, output)
 }
 
 fn encode_tool(tool: &ToolDefinition) -> Value {
@@ -425,10 +514,10 @@ mod tests {
         let mut r = ModelRequest::new(vec![Message::user("hi")]);
         r.context_management =
             vec![serde_json::from_value::<ContextEdit>(json!({"type": "compact_20260112"})).unwrap()];
-        let encoded = encode_request(&r, &opts);
+        let encoded = encode_request(&r, &opts).unwrap();
         assert!(encoded.betas.iter().any(|b| b == COMPACTION_BETA), "{:?}", encoded.betas);
         r.context_management =
             vec![serde_json::from_value::<ContextEdit>(json!({"type": "clear_thinking_20251015"})).unwrap()];
-        assert!(!encode_request(&r, &opts).betas.iter().any(|b| b == COMPACTION_BETA));
+        assert!(!encode_request(&r, &opts).unwrap().betas.iter().any(|b| b == COMPACTION_BETA));
     }
 }

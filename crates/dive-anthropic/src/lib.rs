@@ -9,6 +9,11 @@
 //! with its summary and replayed verbatim, its separately billed usage counted), reminders
 //! rendered per model, and cost from the model catalog ([`MODELS`]).
 //!
+//! The crate is a wire format on dive-provider's generic provider: [`Messages`] (typed body
+//! [`MessagesBody`], response decoder, [`MessagesMapper`]), the catalog and the vendor facts
+//! ([`VENDOR`]); [`Anthropic`] is `dive_provider::HttpProvider<Messages>`. Anthropic-only
+//! request settings travel as [`AnthropicOptions`].
+//!
 //! **Invariant:** the request sent is derived from the [`ModelRequest`](dive_core::ModelRequest)
 //! alone; the caller's history is never modified (unanswered tool calls are answered and
 //! reminders rendered on a copy), and the API key appears only in the `x-api-key` header.
@@ -29,15 +34,20 @@
 
 mod cache;
 mod catalog;
-mod client;
 mod decode;
 mod encode;
+mod options;
 mod stream;
+mod wire;
 
 pub use catalog::{DEFAULT_MODEL, MODELS, model_info, supports_system_messages};
-pub use client::{API_VERSION, Anthropic, AnthropicBuilder, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS};
-pub use encode::COMPACTION_BETA;
-pub use stream::{AnthropicEvents, map_event};
+pub use encode::{COMPACTION_BETA, ContextManagement, MessagesBody};
+pub use options::AnthropicOptions;
+pub use stream::{MessagesMapper, events, map_event};
+pub use wire::{
+    API_VERSION, Anthropic, AnthropicBuilder, AnthropicBuilderExt, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS,
+    Messages, VENDOR,
+};
 
 /// The provider name reported by [`Anthropic`] and its errors.
 pub const PROVIDER: &str = "anthropic";

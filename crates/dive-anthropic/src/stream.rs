@@ -6,7 +6,7 @@
 //! `message_stop`, `ping` and `error`. Unknown event types are skipped (logged at debug), so
 //! a new API event never breaks an old client.
 //!
-//! [`AnthropicEvents`] keeps what one event cannot say alone:
+//! [`MessagesMapper`] keeps what one event cannot say alone:
 //! - **Usage** is a snapshot: `message_delta` counts are cumulative and a field that is
 //!   present replaces the earlier value (even a lower one), one that is absent keeps it. The
 //!   usage sent on is the call's billed total: the top-level counters plus the
@@ -15,26 +15,23 @@
 //!   `content_block_start` to their `content_block_stop`, every delta merged in, and sent
 //!   on whole as [`Content::Unknown`](dive_core::Content::Unknown), so they replay byte for
 //!   byte ([`merge_delta`] says how a delta merges).
-//! - An `error` event, a broken connection or a stream that ends without `message_stop`
-//!   becomes a typed [`ProviderError`] carrying the finished part of the response, never a
-//!   silent success.
+//! - An `error` event becomes a typed [`ProviderError`]; [`Events`] adds the finished part of
+//!   the response, and turns a broken connection or a stream that ends without
+//!   `message_stop` into one too, never a silent success.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
 use dive_core::{
-    Citation, Content, ContentDelta, LlmErrorKind, MessageDelta, Pricing, ResponseAccumulator, StreamEvent,
+    BoxStream, Citation, Content, ContentDelta, LlmErrorKind, MessageDelta, Pricing, StreamEvent,
     UnknownContent, Usage, UsageReport,
 };
-use dive_provider::{ProviderError, SseEvent};
-use futures_util::Stream;
+use dive_provider::{Events, ProviderError, SseEvent, StreamMapper};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::PROVIDER;
-use crate::decode::{billed, decode_block, decode_message, decode_usage, price};
+use crate::decode::{billed, decode_block, decode_message, decode_usage};
 
 fn decode_error(message: String) -> ProviderError {
     ProviderError::new(PROVIDER, LlmErrorKind::Decode, message)
@@ -175,7 +172,7 @@ fn map_raw(event: &SseEvent) -> Result<Mapped, ProviderError> {
 /// Without the rest of the stream an event can only say what it says itself: a usage frame
 /// is returned as that frame's counts (absent fields as zero), a block this version cannot
 /// type is returned as it started and a delta of a type this version does not model is
-/// skipped. [`AnthropicEvents`] applies the stream's state (usage snapshots, held blocks).
+/// skipped. [`MessagesMapper`] applies the stream's state (usage snapshots, held blocks).
 ///
 /// # Errors
 /// A typed error for an `error` event; `Decode` for JSON that does not parse.
@@ -271,64 +268,34 @@ fn held_delta(data: &str, held: &[Held]) -> Option<(usize, Map<String, Value>)> 
     }
 }
 
-/// The stream adapter: SSE events in, [`StreamEvent`]s out, with usage applied as snapshots
-/// and priced from the catalog, blocks this version cannot type kept whole, and the end of
-/// the stream checked.
-pub struct AnthropicEvents<S> {
-    inner: S,
-    acc: ResponseAccumulator,
+/// The Messages API's [`StreamMapper`]: usage applied as snapshots (iterations billed),
+/// blocks this version cannot type kept whole until they stop. Accumulating, pricing and the
+/// end-of-stream check (`message_stop`) are [`Events`]'s.
+#[derive(Debug, Default)]
+pub struct MessagesMapper {
     /// The top-level usage as reported so far (iterations included, not yet added).
     usage: Usage,
-    pricing: Option<Pricing>,
     held: Vec<Held>,
-    queue: VecDeque<StreamEvent>,
-    finished: bool,
 }
 
-impl<S> std::fmt::Debug for AnthropicEvents<S> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AnthropicEvents").field("events", &self.acc.event_count()).finish_non_exhaustive()
-    }
-}
-
-impl<S> AnthropicEvents<S>
-where
-    S: Stream<Item = Result<SseEvent, ProviderError>> + Unpin,
-{
-    /// Wraps a stream of SSE events; `pricing` sets `Usage::cost` on usage snapshots.
-    pub fn new(inner: S, pricing: Option<Pricing>) -> Self {
-        Self {
-            inner,
-            acc: ResponseAccumulator::new(),
-            usage: Usage::default(),
-            pricing,
-            held: Vec::new(),
-            queue: VecDeque::new(),
-            finished: false,
-        }
+impl MessagesMapper {
+    /// A mapper for one stream.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
     }
 
-    fn fail(&mut self, error: ProviderError) -> ProviderError {
-        self.finished = true;
-        self.queue.clear();
-        let acc = std::mem::take(&mut self.acc);
-        let started = acc.has_started();
-        let partial = acc.into_finished_response();
-        let error = if started { error.with_partial(partial) } else { error };
-        tracing::debug!(kind = %error.kind, "Anthropic stream failed: {}", error.message);
-        error
-    }
-
-    /// Applies a usage report and returns the call's billed usage so far, priced.
+    /// Applies a usage report and returns the call's billed usage so far.
     fn snapshot(&mut self, report: &UsageReport) -> Usage {
         self.usage.apply_snapshot(report);
-        let mut total = billed(&self.usage);
-        price(&mut total, self.pricing.as_ref());
-        total
+        billed(&self.usage)
     }
+}
 
-    /// The events one SSE event stands for, queued.
-    fn map(&mut self, sse: &SseEvent) -> Result<(), ProviderError> {
+impl StreamMapper for MessagesMapper {
+    type Frame = SseEvent;
+
+    fn map(&mut self, sse: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
         if !self.held.is_empty()
             && sse.event == "content_block_delta"
             && let Some((index, delta)) = held_delta(&sse.data, &self.held)
@@ -337,11 +304,11 @@ where
             merge_delta(&mut h.raw, delta, &mut h.partial_json);
             return Ok(());
         }
-        let event = match map_raw(sse)? {
+        let event = match map_raw(&sse)? {
             Mapped::Event(StreamEvent::ContentBlockStop { index }) => {
                 if let Some(pos) = self.held.iter().position(|h| h.index == index) {
                     let content_block = self.held.remove(pos).into_block();
-                    self.queue.push_back(StreamEvent::ContentBlockStart { index, content_block });
+                    out.push_back(StreamEvent::ContentBlockStart { index, content_block });
                 }
                 StreamEvent::ContentBlockStop { index }
             }
@@ -367,63 +334,22 @@ where
             }
             Mapped::Skip => return Ok(()),
         };
-        self.queue.push_back(event);
+        out.push_back(event);
         Ok(())
+    }
+
+    fn end_marker(&self) -> &'static str {
+        "message_stop"
     }
 }
 
-impl<S> Stream for AnthropicEvents<S>
-where
-    S: Stream<Item = Result<SseEvent, ProviderError>> + Unpin,
-{
-    type Item = Result<StreamEvent, ProviderError>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = &mut *self;
-        loop {
-            if this.finished {
-                return Poll::Ready(None);
-            }
-            if let Some(event) = this.queue.pop_front() {
-                if let Err(e) = this.acc.add(&event) {
-                    let e = decode_error(format!("inconsistent stream: {e}"));
-                    return Poll::Ready(Some(Err(this.fail(e))));
-                }
-                // Nothing after message_stop belongs to this response.
-                this.finished = matches!(event, StreamEvent::MessageStop);
-                return Poll::Ready(Some(Ok(event)));
-            }
-            let item = match Pin::new(&mut this.inner).poll_next(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(item) => item,
-            };
-            let sse = match item {
-                Some(Ok(sse)) => sse,
-                Some(Err(mut e)) => {
-                    if this.acc.has_started() {
-                        e.kind = LlmErrorKind::StreamInterrupted;
-                        e.message = format!("stream broke after it started: {}", e.message);
-                    }
-                    return Poll::Ready(Some(Err(this.fail(e))));
-                }
-                None if this.acc.is_complete() => {
-                    this.finished = true;
-                    return Poll::Ready(None);
-                }
-                None => {
-                    let e = ProviderError::new(
-                        PROVIDER,
-                        LlmErrorKind::StreamInterrupted,
-                        "stream ended without message_stop",
-                    );
-                    return Poll::Ready(Some(Err(this.fail(e))));
-                }
-            };
-            if let Err(e) = this.map(&sse) {
-                return Poll::Ready(Some(Err(this.fail(e))));
-            }
-        }
-    }
+/// The Messages API stream over already-framed SSE events: [`MessagesMapper`] in the shared
+/// [`Events`] adapter; `pricing` sets `Usage::cost` on usage.
+pub fn events(
+    sse: BoxStream<Result<SseEvent, ProviderError>>,
+    pricing: Option<Pricing>,
+) -> Events<MessagesMapper> {
+    Events::new(PROVIDER, sse, MessagesMapper::new(), pricing)
 }
 
 #[cfg(test)]
@@ -457,8 +383,8 @@ mod tests {
 
     fn run(events: &[(&str, &str)], pricing: Option<Pricing>) -> dive_core::ModelResponse {
         let items: Vec<Result<SseEvent, ProviderError>> = events.iter().map(|(e, d)| Ok(sse(e, d))).collect();
-        let mut stream = AnthropicEvents::new(futures_util::stream::iter(items), pricing);
-        let mut acc = ResponseAccumulator::new();
+        let mut stream = super::events(Box::pin(futures_util::stream::iter(items)), pricing);
+        let mut acc = dive_core::ResponseAccumulator::new();
         futures::executor::block_on(async {
             use futures_util::StreamExt;
             while let Some(event) = stream.next().await {

@@ -2,7 +2,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bytes::Bytes;
-use dive_anthropic::AnthropicEvents;
 use dive_core::{ModelResponse, ResponseAccumulator};
 use futures::StreamExt;
 use proptest::prelude::*;
@@ -12,7 +11,7 @@ const FIXTURES: [&str; 2] =
 
 fn decode(chunks: Vec<Bytes>) -> ModelResponse {
     let input = futures::stream::iter(chunks.into_iter().map(Ok::<_, std::io::Error>));
-    let mut events = AnthropicEvents::new(Box::pin(dive_provider::decode_sse("anthropic", input)), None);
+    let mut events = dive_anthropic::events(Box::pin(dive_provider::decode_sse("anthropic", input)), None);
     let mut acc = ResponseAccumulator::new();
     futures::executor::block_on(async {
         while let Some(e) = events.next().await {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use bytes::Bytes;
-use dive_anthropic::{Anthropic, AnthropicEvents};
+use dive_anthropic::Anthropic;
 use dive_core::{
     CacheControl, CacheTtl, Citation, CitationsConfig, Content, ContextEdit, DocumentContent, FileContent,
     ImageContent, McpServerConfig, MediaSource, Message, ModelRequest, Prefill, Reasoning, ReasoningEffort,
@@ -324,7 +324,7 @@ fn request_bodies_are_valid_for_the_official_sdk() {
     for (name, model, request) in matrix() {
         let client = client(model);
         for stream in [false, true] {
-            let body = client.request_body(&request, stream);
+            let body = client.request_body(&request, stream).unwrap();
             let file = dir.path().join(format!("{name}.{}.json", kind(&body, stream)));
             std::fs::write(&file, serde_json::to_vec_pretty(&body).unwrap()).unwrap();
             if let Ok(keep) = std::env::var("DIVE_KEEP_BODIES") {
@@ -353,7 +353,7 @@ fn decode_fixture(name: &str) -> (ResponseAccumulator, Option<dive_provider::Pro
     let chunks: Vec<Result<Bytes, std::io::Error>> =
         bytes.chunks(37).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
     let sse = dive_provider::decode_sse("anthropic", futures::stream::iter(chunks));
-    let mut events = AnthropicEvents::new(Box::pin(sse), None);
+    let mut events = dive_anthropic::events(Box::pin(sse), None);
     let mut acc = ResponseAccumulator::new();
     let mut error = None;
     futures::executor::block_on(async {
@@ -476,7 +476,7 @@ fn recorded_compaction_block_replays_byte_for_byte() {
     let r = recorded("compaction_response.sse");
     let request =
         ModelRequest::new(vec![Message::user("hi"), assistant(r.content.clone()), Message::user("more")]);
-    let body = client("claude-sonnet-5-5").request_body(&request, false);
+    let body = client("claude-sonnet-5-5").request_body(&request, false).unwrap();
     assert_eq!(
         body["messages"][1]["content"][0],
         json!({"type": "compaction", "content": "Earlier conversation summarized.",

@@ -43,8 +43,9 @@ async fn generate_sends_the_encoded_body_and_decodes_the_message() {
     let expected = (10.0 * 5.0 + 20.0 * 25.0 + 1000.0 * 0.5 + 100.0 * 6.25) / 1e6;
     assert!((cost.total - expected).abs() < 1e-12, "{cost:?}");
     // Replaying the response sends the blocks back exactly (caller included).
-    let replay =
-        client.request_body(&ModelRequest::new(vec![Message::user("Hello"), response.to_message()]), false);
+    let replay = client
+        .request_body(&ModelRequest::new(vec![Message::user("Hello"), response.to_message()]), false)
+        .unwrap();
     assert_eq!(
         replay["messages"][1]["content"][0],
         json!({"type": "thinking", "thinking": "hmm", "signature": "sig=="})
@@ -52,7 +53,7 @@ async fn generate_sends_the_encoded_body_and_decodes_the_message() {
     assert_eq!(replay["messages"][1]["content"][2]["caller"], json!({"type": "direct"}));
 
     let sent: Value = server.received_requests().await.unwrap()[0].body_json().unwrap();
-    assert_eq!(sent, client.request_body(&request, false));
+    assert_eq!(sent, client.request_body(&request, false).unwrap());
 }
 
 #[tokio::test]
@@ -98,7 +99,7 @@ async fn stream_decodes_prices_and_sends_beta_headers() {
     );
     let sent: Value = received.body_json().unwrap();
     assert_eq!(sent["stream"], true);
-    assert_eq!(sent, client.request_body(&request, true));
+    assert_eq!(sent, client.request_body(&request, true).unwrap());
 }
 
 #[test]

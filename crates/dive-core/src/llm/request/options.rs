@@ -146,6 +146,8 @@ impl ProviderOptions {
     ///
     /// # Errors
     /// `InvalidRequest` for an option this provider cannot honour.
+    // The error is returned by value on a cold path, as every provider call returns LlmError.
+    #[allow(clippy::result_large_err)]
     pub fn refuse_foreign(
         &self,
         provider: &str,

@@ -1,0 +1,48 @@
+//! [`AnthropicOptions`]: the request settings only the Messages API has, carried in
+//! [`ModelRequest::options`](dive_core::ModelRequest::options).
+
+use dive_core::{ContextEdit, ProviderOption};
+
+/// Anthropic-only settings of one request: beta features and server-side context edits.
+///
+/// Set it with [`ModelRequest::with_option`](dive_core::ModelRequest::with_option); any other
+/// provider refuses a request carrying it (`InvalidRequest`), so it is never dropped silently.
+///
+/// ```
+/// use dive_anthropic::AnthropicOptions;
+/// use dive_core::{Message, ModelRequest};
+/// let request = ModelRequest::new(vec![Message::user("hi")])
+///     .with_option(AnthropicOptions::default().with_beta("interleaved-thinking-2025-05-14"));
+/// assert_eq!(request.options.get::<AnthropicOptions>().unwrap().betas.len(), 1);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct AnthropicOptions {
+    /// Beta feature names sent in `anthropic-beta` (the ones the request's own features need,
+    /// such as context management or MCP servers, are added automatically).
+    pub betas: Vec<String>,
+    /// Server-side context edits (`context_management.edits`), e.g. the compaction edit
+    /// `compact_20260112`.
+    pub context_management: Vec<ContextEdit>,
+}
+
+impl AnthropicOptions {
+    /// Adds a beta feature.
+    #[must_use]
+    pub fn with_beta(mut self, beta: impl Into<String>) -> Self {
+        self.betas.push(beta.into());
+        self
+    }
+
+    /// Adds a context edit.
+    #[must_use]
+    pub fn with_context_edit(mut self, edit: ContextEdit) -> Self {
+        self.context_management.push(edit);
+        self
+    }
+}
+
+impl ProviderOption for AnthropicOptions {
+    const PROVIDER: &'static str = crate::PROVIDER;
+    const NAME: &'static str = "AnthropicOptions";
+}

@@ -1,0 +1,117 @@
+//! [`Messages`]: the Messages API as a [`WireFormat`] on the generic provider, the vendor
+//! facts ([`VENDOR`]) and the [`Anthropic`] provider type.
+
+use dive_core::{CacheTtl, LlmErrorKind, ModelRequest, ModelResponse, Secret};
+use dive_provider::reqwest::header::HeaderMap;
+use dive_provider::{
+    CallContext, Encoded, HttpProvider, ProviderBuilder, ProviderError, Vendor, WireFormat, secret_header,
+};
+use serde_json::Value;
+
+use crate::PROVIDER;
+use crate::catalog::{DEFAULT_MODEL, model_info};
+use crate::decode::decode_message;
+use crate::encode::{EncodeOptions, MessagesBody, encode_request};
+use crate::stream::MessagesMapper;
+
+/// The default API endpoint.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+/// The `anthropic-version` header sent with every call.
+pub const API_VERSION: &str = "2023-06-01";
+/// `max_tokens` when neither the request nor the builder sets one (capped by the model's
+/// output limit).
+pub const DEFAULT_MAX_TOKENS: u32 = 32_768;
+
+/// What Anthropic is: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, the default model and the
+/// catalog. `from_env()` reads these variables; `build()` reads none.
+pub const VENDOR: Vendor = Vendor::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL, model_info)
+    .with_api_key_vars(&["ANTHROPIC_API_KEY"])
+    .with_base_url_var("ANTHROPIC_BASE_URL");
+
+/// The Anthropic Messages API as an [`Llm`](dive_core::Llm): the generic provider over
+/// [`Messages`]. `Debug` never shows the API key.
+///
+/// ```no_run
+/// use dive_anthropic::Anthropic;
+/// use dive_core::{Llm, Message, ModelRequest};
+/// # async fn run() -> Result<(), dive_core::LlmError> {
+/// let claude = Anthropic::from_env()?; // ANTHROPIC_API_KEY, optional ANTHROPIC_BASE_URL
+/// let reply = claude.generate(ModelRequest::new(vec![Message::user("Hello")])).await?;
+/// println!("{}", reply.text_content());
+/// # Ok(()) }
+/// ```
+pub type Anthropic = HttpProvider<Messages>;
+
+/// Builds an [`Anthropic`]: `Anthropic::builder()` (nothing read from the environment) or
+/// `Anthropic::builder_from_env()`. [`AnthropicBuilderExt`] adds the cache TTL.
+pub type AnthropicBuilder = ProviderBuilder<Messages>;
+
+/// The Messages API wire format: how a [`ModelRequest`] becomes a body, where it goes, how
+/// the key is sent (`x-api-key`) and how responses and streams are read.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Messages {
+    /// The prompt-cache TTL of automatic breakpoints (the API default is 5 minutes).
+    pub cache_ttl: Option<CacheTtl>,
+}
+
+/// The Anthropic-only builder setting.
+pub trait AnthropicBuilderExt {
+    /// The prompt-cache TTL of automatic breakpoints (the API default is 5 minutes).
+    #[must_use]
+    fn cache_ttl(self, ttl: CacheTtl) -> Self;
+}
+
+impl AnthropicBuilderExt for AnthropicBuilder {
+    fn cache_ttl(self, ttl: CacheTtl) -> Self {
+        self.map_wire(|w| w.cache_ttl = Some(ttl))
+    }
+}
+
+impl WireFormat for Messages {
+    type Body<'a> = MessagesBody<'a>;
+    type Mapper = MessagesMapper;
+
+    fn vendor(&self) -> &Vendor {
+        &VENDOR
+    }
+
+    fn encode<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        call: &CallContext<'a>,
+    ) -> Result<Encoded<MessagesBody<'a>>, ProviderError> {
+        let limit = call.model_info.map(|m| u32::try_from(m.max_output_tokens).unwrap_or(u32::MAX));
+        let max_tokens =
+            call.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS.min(limit.unwrap_or(DEFAULT_MAX_TOKENS)));
+        let opts =
+            EncodeOptions { model: call.model, max_tokens, cache_ttl: self.cache_ttl, stream: call.stream };
+        let encoded = encode_request(request, &opts)?;
+        let mut out = Encoded::new(encoded.body).with_header("anthropic-version", API_VERSION);
+        if !encoded.betas.is_empty() {
+            out = out.with_header("anthropic-beta", encoded.betas.join(","));
+        }
+        Ok(out)
+    }
+
+    fn path(&self, encoded: &Encoded<MessagesBody<'_>>, _call: &CallContext<'_>) -> String {
+        let beta = if encoded.header("anthropic-beta").is_some() { "?beta=true" } else { "" };
+        format!("/v1/messages{beta}")
+    }
+
+    fn authorize(&self, key: &Secret, headers: &mut HeaderMap) -> Result<(), ProviderError> {
+        headers.insert("x-api-key", secret_header(PROVIDER, key.expose())?);
+        Ok(())
+    }
+
+    fn decode(&self, body: &[u8], _call: &CallContext<'_>) -> Result<ModelResponse, ProviderError> {
+        let json: Value = serde_json::from_slice(body).map_err(|e| {
+            ProviderError::new(PROVIDER, LlmErrorKind::Decode, format!("response is not JSON: {e}"))
+        })?;
+        Ok(decode_message(json))
+    }
+
+    fn mapper(&self, _call: &CallContext<'_>) -> MessagesMapper {
+        MessagesMapper::new()
+    }
+}
