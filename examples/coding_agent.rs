@@ -70,7 +70,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let agent = Agent::builder()
         .name("coder")
         .system_prompt("You are a careful coding agent.")
-        .model(Arc::new(model))
+        .model(model)
         .tools(tools)
         .hooks(Hooks::new().on_pre_tool_use(hook))
         .build()?;

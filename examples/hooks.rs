@@ -4,7 +4,6 @@
 //! Run with `cargo run -p dive-examples --example hooks`.
 #![allow(clippy::print_stdout)]
 
-use std::sync::Arc;
 
 use dive::{
     Agent, FunctionTool, Hooks, ModelResponse, PostToolUseDecision, PreToolUseDecision, RunOptions,
@@ -53,7 +52,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ModelResponse::text("Listed the directory."),
         ModelResponse::text("Checked again: the directory was listed; the delete was refused."),
     ]);
-    let agent = Agent::builder().model(Arc::new(model)).tool(Arc::new(shell)).hooks(hooks).build()?;
+    let agent = Agent::builder().model(model).tool(shell).hooks(hooks).build()?;
     let values = Values::new();
     values.insert(User("ada"));
     let response = agent.run(RunOptions::text("Clean up and list files.").with_values(values)).await?;

@@ -44,7 +44,7 @@ async fn first_process(db: &std::path::Path) -> Result<(), Box<dyn std::error::E
         json!({"action": "deploy v2.3 to production"}),
     )])]);
     let agent = Agent::builder()
-        .model(Arc::new(model))
+        .model(model)
         .tool(approval_tool())
         .session(store.open(SESSION).await?)
         .build()?;
@@ -71,7 +71,7 @@ async fn second_process(db: &std::path::Path) -> Result<(), Box<dyn std::error::
         turn.id, pending.prompt, snapshot.revision
     );
     let model = ScriptedModel::new([ModelResponse::text("Approved by a human; deploying v2.3 now.")]);
-    let agent = Agent::builder().model(Arc::new(model)).tool(approval_tool()).session(session).build()?;
+    let agent = Agent::builder().model(model).tool(approval_tool()).session(session).build()?;
     let options = RunInput::resume_guarded(
         ResumeRequest::new(turn.id.clone(), snapshot.revision),
         [(pending.id.clone(), ToolOutput::text("Approved by ada@example.com"))],

@@ -11,7 +11,6 @@
 //! NDJSON protocol, so it runs offline (CI runs it that way).
 #![allow(clippy::print_stdout)]
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use dive::ollama::{Ollama, parse_host};
@@ -110,8 +109,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
     let agent = Agent::builder()
         .system_prompt("You answer briefly. Use the weather tool for weather questions.")
-        .model(Arc::new(llm))
-        .tool(Arc::new(weather))
+        .model(llm)
+        .tool(weather)
         .build()?;
     let options = RunOptions::text("What's the weather in Lisbon?").on_event(|item| {
         match item {

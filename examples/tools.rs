@@ -5,7 +5,6 @@
 //! Run with `cargo run -p dive-examples --example tools`.
 #![allow(clippy::print_stdout)]
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use dive::{
@@ -73,10 +72,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ModelResponse::text("The build succeeded."),
     ]);
     let agent = Agent::builder()
-        .model(Arc::new(model))
+        .model(model)
         .tool(Weather.into_tool())
-        .tool(Arc::new(count))
-        .tool(Arc::new(build))
+        .tool(count)
+        .tool(build)
         .parallel_tool_execution(true)
         .build()?;
 

@@ -67,13 +67,12 @@ pub(crate) struct AgentInner {
 ///
 /// ```
 /// # tokio_test_block_on(async {
-/// use std::sync::Arc;
 /// use dive_agent::Agent;
 /// use dive_test::ScriptedModel;
 /// use dive_core::ModelResponse;
 ///
 /// let model = ScriptedModel::new([ModelResponse::text("Hello!")]);
-/// let agent = Agent::builder().name("greeter").model(Arc::new(model)).build()?;
+/// let agent = Agent::builder().name("greeter").model(model).build()?;
 /// let response = agent.run("Hi").await?;
 /// assert_eq!(response.output_text(), "Hello!");
 /// # Ok::<_, dive_agent::AgentError>(())

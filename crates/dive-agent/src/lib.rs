@@ -3,7 +3,6 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use std::sync::Arc;
 //! use dive_agent::Agent;
 //! use dive_core::{FunctionTool, ModelResponse, ToolUse, ToolError};
 //! use dive_test::ScriptedModel;
@@ -21,13 +20,20 @@
 //!     ModelResponse::tool_calls(vec![ToolUse::new("c1", "add", json!({"a": 2, "b": 3}))]),
 //!     ModelResponse::text("2 + 3 = 5"),
 //! ]);
-//! let agent = Agent::builder().model(Arc::new(model)).tool(Arc::new(add)).build()?;
+//! let agent = Agent::builder().model(model).tool(add).build()?;
 //! let response = agent.run("What is 2 + 3?").await?;
 //! assert_eq!(response.output_text(), "2 + 3 = 5");
 //! assert_eq!(response.tool_call_results().next().unwrap().output.as_ref().unwrap().text_content(), "5");
 //! # Ok::<_, dive_agent::AgentError>(())
 //! # }).unwrap();
 //! ```
+//!
+//! # Runtime
+//!
+//! Runs need a Tokio runtime with timers: `#[tokio::main]`, or a runtime built with
+//! `enable_all()` (the response timeout, tool timeouts and the bounded save are timers). Outside
+//! one, or on one without timers, [`Agent::run`] and [`Agent::stream`] fail at once with
+//! [`AgentError::Runtime`] instead of panicking; nothing runs and nothing is saved.
 //!
 //! | Item | What it is |
 //! |---|---|

@@ -18,14 +18,13 @@ use crate::options::RunOptions;
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// use std::sync::Arc;
 /// use futures::StreamExt;
 /// use dive_agent::Agent;
 /// use dive_core::{ModelResponse, ResponseItem};
 /// use dive_test::ScriptedModel;
 ///
 /// let model = ScriptedModel::new([ModelResponse::text("Hi there")]).streaming();
-/// let agent = Agent::builder().model(Arc::new(model)).build().unwrap();
+/// let agent = Agent::builder().model(model).build().unwrap();
 /// let mut stream = agent.stream("Hello");
 /// let mut text = String::new();
 /// while let Some(item) = stream.next().await {
