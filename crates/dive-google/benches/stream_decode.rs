@@ -7,7 +7,7 @@ use std::hint::black_box;
 
 use bytes::Bytes;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use dive_google::{ChunkDecoder, GeminiEvents};
+use dive_google::{ChunkDecoder, events};
 use futures::StreamExt;
 use serde_json::json;
 
@@ -46,9 +46,11 @@ fn long_stream() -> (Vec<u8>, u64) {
 }
 
 fn decode(chunks: &[Bytes]) -> usize {
-    let input = futures::stream::iter(chunks.iter().cloned().map(Ok::<_, std::io::Error>));
+    // Bytes clones share the buffer; the provider's stream owns its input ('static).
+    let owned: Vec<Bytes> = chunks.to_vec();
+    let input = futures::stream::iter(owned.into_iter().map(Ok::<_, std::io::Error>));
     let sse = dive_provider::decode_sse("google", input);
-    let mut events = GeminiEvents::new(Box::pin(sse), None);
+    let mut events = events(Box::pin(sse), None);
     futures::executor::block_on(async {
         let mut n = 0;
         while let Some(e) = events.next().await {

@@ -1,9 +1,9 @@
-//! `GenerateContentResponse` ([`wire::Response`](crate::wire::Response)) → [`ModelResponse`]
+//! `GenerateContentResponse` ([`Response`](crate::response::Response)) → [`ModelResponse`]
 //! (whole responses and stream chunks share the part and usage decoders).
 
 use dive_core::{
-    Content, ImageContent, LlmErrorKind, MediaSource, ModelResponse, Pricing, TextContent, ThinkingContent,
-    ToolUse, UnknownContent, Usage, new_id,
+    Content, ImageContent, LlmErrorKind, MediaSource, ModelResponse, TextContent, ThinkingContent, ToolUse,
+    UnknownContent, Usage, new_id,
 };
 use dive_provider::ProviderError;
 use serde_json::value::RawValue;
@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use crate::PROVIDER;
 use crate::grounding::grounding_citations;
 use crate::meta::{PART_KIND, part_metadata};
-use crate::wire::{Candidate, FunctionCall, Part, Response, UsageMetadata};
+use crate::response::{Candidate, FunctionCall, Part, Response, UsageMetadata};
 
 /// Converts `usageMetadata`. Gemini's `promptTokenCount` includes cached tokens and
 /// `candidatesTokenCount` excludes thoughts; dive-core's buckets are disjoint input
@@ -26,13 +26,6 @@ pub(crate) fn decode_usage(u: &UsageMetadata) -> Usage {
     )
     .with_cache(u.cached_content_token_count, 0)
     .with_reasoning(u.thoughts_token_count)
-}
-
-/// Sets `usage.cost` from the catalog prices, when known.
-pub(crate) fn price(usage: &mut Usage, pricing: Option<&Pricing>) {
-    if let Some(p) = pricing {
-        usage.cost = Some(p.cost_of(usage));
-    }
 }
 
 /// Gives tool calls without a Gemini id a stable one: `call_<responseId>_<n>` (n counts the
@@ -152,8 +145,8 @@ pub(crate) fn attach_grounding(metadata: &Value, content: &mut [Content]) {
 /// # Errors
 /// `Decode` when the body is not a response, or a function call has no name (see
 /// [`unnamed_call`]).
-pub(crate) fn decode_response(body: &str) -> Result<ModelResponse, ProviderError> {
-    let mut v: Response<'_> = serde_json::from_str(body).map_err(|e| {
+pub(crate) fn decode_response(body: &[u8]) -> Result<ModelResponse, ProviderError> {
+    let mut v: Response<'_> = serde_json::from_slice(body).map_err(|e| {
         ProviderError::new(PROVIDER, LlmErrorKind::Decode, format!("response is not JSON: {e}"))
     })?;
     let mut r = ModelResponse::default();
@@ -219,7 +212,7 @@ mod tests {
     use super::*;
 
     fn decode_response(v: Value) -> Result<ModelResponse, ProviderError> {
-        super::decode_response(&v.to_string())
+        super::decode_response(v.to_string().as_bytes())
     }
 
     #[test]

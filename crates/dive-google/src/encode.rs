@@ -43,12 +43,6 @@ pub(crate) struct EncodeOptions<'a> {
     pub files_base: String,
 }
 
-/// The model id a request is sent to (`models/` prefix removed).
-pub(crate) fn request_model<'a>(request: &'a ModelRequest, default: &'a str) -> &'a str {
-    let model = request.model.as_deref().unwrap_or(default);
-    model.strip_prefix("models/").unwrap_or(model)
-}
-
 /// Builds the body of a `generateContent` / `streamGenerateContent` call.
 pub(crate) fn encode_request<'a>(
     request: &'a ModelRequest,

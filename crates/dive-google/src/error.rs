@@ -14,22 +14,9 @@
 
 use std::time::Duration;
 
-use dive_core::{LlmErrorKind, Secret};
-use dive_provider::{ProviderError, check_status_with, reqwest};
+use dive_core::LlmErrorKind;
+use dive_provider::ProviderError;
 use serde_json::Value;
-
-use crate::PROVIDER;
-
-/// Passes a successful response through; turns any other into a classified [`ProviderError`].
-pub(crate) async fn check_status(
-    response: reqwest::Response,
-    secrets: &[&Secret],
-) -> Result<reqwest::Response, ProviderError> {
-    check_status_with(PROVIDER, response, secrets, |error, body| {
-        refine(error, &serde_json::from_str(body).unwrap_or_default())
-    })
-    .await
-}
 
 /// Applies Gemini's error object (`{"error": {...}}` or the inner object) to a classified error.
 pub(crate) fn refine(mut error: ProviderError, body: &Value) -> ProviderError {
@@ -80,6 +67,7 @@ fn parse_delay(text: &str) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::PROVIDER;
     use serde_json::json;
 
     fn from(status: u16, body: Value) -> ProviderError {

@@ -1,7 +1,9 @@
 //! The Google Gemini API for Dive for Rust.
 //!
-//! [`Gemini`] implements [`dive_core::Llm`] over `generateContent` and
-//! `streamGenerateContent?alt=sse`: system instruction, function declarations (JSON Schemas
+//! [`Gemini`] is dive-provider's generic [`HttpProvider`](dive_provider::HttpProvider) over
+//! this crate's wire format, [`GenerateContent`] (`generateContent` and
+//! `streamGenerateContent?alt=sse`), its catalog ([`MODELS`]) and its vendor facts
+//! ([`VENDOR`]): system instruction, function declarations (JSON Schemas
 //! converted by [`convert_schema`], a typed [`SchemaError`] where Gemini cannot take one),
 //! function calling config (auto / any / none / one function), parallel function calls,
 //! thinking (level or budget, thoughts included) with **thought signatures replayed** on the
@@ -9,7 +11,7 @@
 //! function responses, structured output, finish reasons lowercased (classified by
 //! [`dive_core::classify_stop_reason`]), usage with thoughts and cached tokens, and cost from
 //! the model catalog ([`MODELS`]). Streamed function-call arguments (`partialArgs`, turned on
-//! with `provider_options`) are assembled into one call each, and a call without a name never
+//! with [`GeminiOptions::with_stream_function_call_arguments`]) are assembled into one call each, and a call without a name never
 //! reaches the engine; `groundingMetadata` is kept on the response (streamed or not) and its
 //! supports become `google_grounding` citations on the text they cite.
 //!
@@ -40,9 +42,9 @@
 #![deny(missing_docs)]
 #![allow(clippy::result_large_err)] // ProviderError on cold paths, as in dive-provider.
 
+mod api;
 mod body;
 mod catalog;
-mod client;
 mod decode;
 mod encode;
 mod error;
@@ -50,19 +52,22 @@ mod grounding;
 mod meta;
 mod options;
 mod partial;
+mod response;
 mod schema;
 mod stream;
-mod wire;
 
+pub use api::{
+    DEFAULT_API_VERSION, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS, Gemini, GeminiBuilder, GeminiBuilderExt,
+    GenerateContent, VENDOR,
+};
 pub use body::Body;
 pub use catalog::{
     DEFAULT_MODEL, MODELS, ThinkingControl, model_info, supports_multimodal_function_response,
     thinking_control,
 };
-pub use client::{DEFAULT_API_VERSION, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS, Gemini, GeminiBuilder};
 pub use options::{GeminiOptions, SafetySetting};
 pub use schema::{SchemaError, convert_schema};
-pub use stream::{ChunkDecoder, GeminiEvents};
+pub use stream::{ChunkDecoder, events};
 
 /// The provider name reported by [`Gemini`] and its errors.
 pub const PROVIDER: &str = "google";

@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::wire::PartialArg;
+use crate::response::PartialArg;
 
 /// One step of a JSON path.
 #[derive(Debug, Clone, PartialEq, Eq)]

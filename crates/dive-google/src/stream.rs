@@ -16,32 +16,28 @@
 //! metadata) for [`ModelResponse::metadata`]; grounding supports become citations on the text
 //! blocks they cite. The end of the HTTP body after a finish reason is `MessageStop`.
 //!
-//! [`GeminiEvents`] feeds every event to a [`ResponseAccumulator`], so that an error chunk, a
+//! [`ChunkDecoder`] is the [`StreamMapper`]; dive-provider's [`Events`] feeds every event to
+//! an accumulator, so that an error chunk, a
 //! broken connection or a stream that ends without a finish reason becomes a typed
 //! [`ProviderError`] carrying the finished part of the response, never a silent success.
 
 use std::collections::VecDeque;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
 use dive_core::{
-    Content, ContentDelta, LlmErrorKind, MessageDelta, ModelResponse, Pricing, ResponseAccumulator,
-    StreamEvent, TextContent, ThinkingContent, Usage, UsageReport,
+    BoxStream, Content, ContentDelta, LlmErrorKind, MessageDelta, ModelResponse, Pricing, StreamEvent,
+    TextContent, ThinkingContent, Usage, UsageReport,
 };
-use dive_provider::{ProviderError, SseEvent};
-use futures_util::Stream;
+use dive_provider::{Events, ProviderError, SseEvent, StreamMapper};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::PROVIDER;
-use crate::decode::{
-    CallIds, candidate_metadata, decode_part, decode_usage, finish, price, tool_use, unnamed_call,
-};
+use crate::decode::{CallIds, candidate_metadata, decode_part, decode_usage, finish, tool_use, unnamed_call};
 use crate::error::refine;
 use crate::grounding::grounding_citations;
 use crate::meta::part_metadata;
 use crate::partial::PartialArgs;
-use crate::wire::{FunctionCall, Part, PartialArg, Response};
+use crate::response::{FunctionCall, Part, PartialArg, Response};
 
 fn decode_error(message: String) -> ProviderError {
     ProviderError::new(PROVIDER, LlmErrorKind::Decode, message)
@@ -89,42 +85,48 @@ impl ChunkDecoder {
         self.stopped
     }
 
-    fn close(&mut self, out: &mut Vec<StreamEvent>) {
+    fn close(&mut self, out: &mut VecDeque<StreamEvent>) {
         if let Some((index, _)) = self.open.take() {
-            out.push(StreamEvent::ContentBlockStop { index });
+            out.push_back(StreamEvent::ContentBlockStop { index });
         }
         if let Some(call) = self.call.take() {
             let input = call.args.into_value();
-            out.push(StreamEvent::ContentBlockDelta {
+            out.push_back(StreamEvent::ContentBlockDelta {
                 index: call.index,
                 delta: ContentDelta::InputJsonDelta { partial_json: input.to_string() },
             });
-            out.push(StreamEvent::ContentBlockStop { index: call.index });
+            out.push_back(StreamEvent::ContentBlockStop { index: call.index });
         }
     }
 
-    fn start(&mut self, block: Content, out: &mut Vec<StreamEvent>) -> usize {
+    fn start(&mut self, block: Content, out: &mut VecDeque<StreamEvent>) -> usize {
         self.close(out);
         let index = self.next_index;
         self.next_index += 1;
         self.texts.push(if let Content::Text(t) = &block { Some(t.text.clone()) } else { None });
-        out.push(StreamEvent::ContentBlockStart { index, content_block: block });
+        out.push_back(StreamEvent::ContentBlockStart { index, content_block: block });
         index
     }
 
     /// Citations for the text blocks the grounding supports point at.
-    fn cite(&self, out: &mut Vec<StreamEvent>) {
+    fn cite(&self, out: &mut VecDeque<StreamEvent>) {
         let Some(grounding) = self.metadata.get("groundingMetadata") else { return };
         let blocks: Vec<Option<&str>> = self.texts.iter().map(Option::as_deref).collect();
         for (index, citation) in grounding_citations(grounding, &blocks) {
-            out.push(StreamEvent::ContentBlockDelta {
+            out.push_back(StreamEvent::ContentBlockDelta {
                 index,
                 delta: ContentDelta::CitationsDelta { citation },
             });
         }
     }
 
-    fn text_part(&mut self, kind: Open, text: &str, signature: Option<&str>, out: &mut Vec<StreamEvent>) {
+    fn text_part(
+        &mut self,
+        kind: Open,
+        text: &str,
+        signature: Option<&str>,
+        out: &mut VecDeque<StreamEvent>,
+    ) {
         let index = match self.open {
             Some((index, open)) if open == kind => index,
             _ => {
@@ -149,11 +151,11 @@ impl ChunkDecoder {
                 Open::Text => ContentDelta::TextDelta { text: text.to_owned() },
                 Open::Thought => ContentDelta::ThinkingDelta { thinking: text.to_owned() },
             };
-            out.push(StreamEvent::ContentBlockDelta { index, delta });
+            out.push_back(StreamEvent::ContentBlockDelta { index, delta });
         }
         if signature.is_some() {
             let metadata = part_metadata(signature, false);
-            out.push(StreamEvent::ContentBlockDelta {
+            out.push_back(StreamEvent::ContentBlockDelta {
                 index,
                 delta: ContentDelta::MetadataDelta { metadata },
             });
@@ -166,12 +168,12 @@ impl ChunkDecoder {
     /// # Errors
     /// A typed error for an error chunk; `Decode` for JSON that does not parse.
     pub fn chunk(&mut self, data: &str) -> Result<Vec<StreamEvent>, ProviderError> {
-        let mut out = Vec::new();
+        let mut out = VecDeque::new();
         self.chunk_into(data, &mut out)?;
-        Ok(out)
+        Ok(out.into())
     }
 
-    fn chunk_into(&mut self, data: &str, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
+    fn chunk_into(&mut self, data: &str, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
         let mut v: Response<'_> = match serde_json::from_str(data) {
             Ok(v) => v,
             Err(e) => {
@@ -188,7 +190,7 @@ impl ChunkDecoder {
             message.id = v.response_id.take().map(String::from).unwrap_or_default();
             message.model = v.model_version.take().map(String::from).unwrap_or_default();
             self.ids.set_response_id(&message.id);
-            out.push(StreamEvent::MessageStart { message });
+            out.push_back(StreamEvent::MessageStart { message });
         }
         // Each chunk's usageMetadata is the call's whole usage so far (proto3 JSON leaves zero
         // counts out), and a later one may be lower (the last chunk's prompt count is the
@@ -212,12 +214,12 @@ impl ChunkDecoder {
             let mut delta = MessageDelta::stop(reason);
             delta.stop_details = details;
             delta.metadata = self.metadata.clone();
-            out.push(StreamEvent::MessageDelta { delta, usage: Some(self.usage.clone()) });
+            out.push_back(StreamEvent::MessageDelta { delta, usage: Some(self.usage.clone()) });
         } else if self.stopped && (v.usage_metadata.is_some() || !late.is_empty()) {
             // Usage (or metadata) that trails the finish reason.
             let mut delta = MessageDelta::default();
             delta.metadata = late;
-            out.push(StreamEvent::MessageDelta { delta, usage: Some(self.usage.clone()) });
+            out.push_back(StreamEvent::MessageDelta { delta, usage: Some(self.usage.clone()) });
         }
         Ok(())
     }
@@ -228,7 +230,7 @@ impl ChunkDecoder {
         raw: &RawValue,
         sig: Option<&str>,
         mut call: FunctionCall<'_>,
-        out: &mut Vec<StreamEvent>,
+        out: &mut VecDeque<StreamEvent>,
     ) -> Result<(), ProviderError> {
         let continues = call.continues();
         if call.is_named() {
@@ -236,7 +238,7 @@ impl ChunkDecoder {
             if !continues && call.pieces().is_empty() {
                 let block = Content::ToolUse(tool_use(call, sig, &mut self.ids, true));
                 let index = self.start(block, out);
-                out.push(StreamEvent::ContentBlockStop { index });
+                out.push_back(StreamEvent::ContentBlockStop { index });
                 return Ok(());
             }
             let args = PartialArgs::new(call.args.as_ref());
@@ -271,7 +273,7 @@ impl ChunkDecoder {
         Ok(())
     }
 
-    fn part(&mut self, raw: &RawValue, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
+    fn part(&mut self, raw: &RawValue, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
         let mut part = Part::read(raw).map_err(|e| decode_error(format!("unreadable part: {e}")))?;
         if let Some(call) = part.function_call.take() {
             return self.call_part(raw, part.thought_signature.as_deref(), call, out);
@@ -283,7 +285,7 @@ impl ChunkDecoder {
         }
         let block = decode_part(raw, part, &mut self.ids);
         let index = self.start(block, out);
-        out.push(StreamEvent::ContentBlockStop { index });
+        out.push_back(StreamEvent::ContentBlockStop { index });
         Ok(())
     }
 }
@@ -295,104 +297,33 @@ fn error_chunk(data: &str) -> Option<ProviderError> {
     Some(refine(ProviderError::from_stream_error(PROVIDER, &v), &v))
 }
 
-/// The stream adapter: SSE events in, [`StreamEvent`]s out, with usage priced from the
-/// catalog and the end of the stream checked.
-pub struct GeminiEvents<S> {
-    inner: S,
-    decoder: ChunkDecoder,
-    pending: VecDeque<StreamEvent>,
-    acc: ResponseAccumulator,
+impl StreamMapper for ChunkDecoder {
+    type Frame = SseEvent;
+
+    fn map(&mut self, sse: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        self.chunk_into(&sse.data, out)
+    }
+
+    /// The end of the body after a finish reason is the end of the message.
+    fn end(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if self.stopped {
+            out.push_back(StreamEvent::MessageStop);
+        }
+        Ok(())
+    }
+
+    fn end_marker(&self) -> &'static str {
+        "a finish reason"
+    }
+}
+
+/// The stream of one `streamGenerateContent` call: SSE events in, [`StreamEvent`]s out,
+/// with usage priced (`pricing`) and the end of the stream checked (see [`Events`]).
+pub fn events(
+    sse: BoxStream<Result<SseEvent, ProviderError>>,
     pricing: Option<Pricing>,
-    finished: bool,
-}
-
-impl<S> std::fmt::Debug for GeminiEvents<S> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GeminiEvents").field("events", &self.acc.event_count()).finish_non_exhaustive()
-    }
-}
-
-impl<S> GeminiEvents<S>
-where
-    S: Stream<Item = Result<SseEvent, ProviderError>> + Unpin,
-{
-    /// Wraps a stream of SSE events; `pricing` sets `Usage::cost` on usage snapshots.
-    pub fn new(inner: S, pricing: Option<Pricing>) -> Self {
-        Self {
-            inner,
-            decoder: ChunkDecoder::new(),
-            pending: VecDeque::new(),
-            acc: ResponseAccumulator::new(),
-            pricing,
-            finished: false,
-        }
-    }
-
-    fn fail(&mut self, error: ProviderError) -> ProviderError {
-        self.finished = true;
-        self.pending.clear();
-        let acc = std::mem::take(&mut self.acc);
-        let started = acc.has_started();
-        let partial = acc.into_finished_response();
-        let error = if started { error.with_partial(partial) } else { error };
-        tracing::debug!(kind = %error.kind, "Gemini stream failed: {}", error.message);
-        error
-    }
-}
-
-impl<S> Stream for GeminiEvents<S>
-where
-    S: Stream<Item = Result<SseEvent, ProviderError>> + Unpin,
-{
-    type Item = Result<StreamEvent, ProviderError>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = &mut *self;
-        loop {
-            if let Some(mut event) = this.pending.pop_front() {
-                if let StreamEvent::MessageDelta { usage: Some(usage), .. } = &mut event {
-                    price(usage, this.pricing.as_ref());
-                }
-                if let Err(e) = this.acc.add(&event) {
-                    let e = decode_error(format!("inconsistent stream: {e}"));
-                    return Poll::Ready(Some(Err(this.fail(e))));
-                }
-                return Poll::Ready(Some(Ok(event)));
-            }
-            if this.finished {
-                return Poll::Ready(None);
-            }
-            let item = match Pin::new(&mut this.inner).poll_next(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(item) => item,
-            };
-            match item {
-                Some(Ok(sse)) => match this.decoder.chunk(&sse.data) {
-                    Ok(events) => this.pending.extend(events),
-                    Err(e) => return Poll::Ready(Some(Err(this.fail(e)))),
-                },
-                Some(Err(mut e)) => {
-                    if this.acc.has_started() {
-                        e.kind = LlmErrorKind::StreamInterrupted;
-                        e.message = format!("stream broke after it started: {}", e.message);
-                    }
-                    return Poll::Ready(Some(Err(this.fail(e))));
-                }
-                None if this.decoder.is_stopped() => {
-                    this.finished = true;
-                    this.pending.push_back(StreamEvent::MessageStop);
-                }
-                None => {
-                    let e = ProviderError::new(
-                        PROVIDER,
-                        LlmErrorKind::StreamInterrupted,
-                        "stream ended without a finish reason",
-                    );
-                    return Poll::Ready(Some(Err(this.fail(e))));
-                }
-            }
-        }
-    }
+) -> Events<ChunkDecoder> {
+    Events::new(PROVIDER, sse, ChunkDecoder::new(), pricing)
 }
 
 #[cfg(test)]

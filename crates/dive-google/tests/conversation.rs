@@ -173,7 +173,7 @@ async fn a_non_streamed_turn_replays_part_for_part() {
             ToolResultContent::text("fc-1", "o"),
         ]),
     ];
-    let body = llm.request_body(&request(&history)).unwrap();
+    let body = llm.request_body(&request(&history), false).unwrap();
     assert_eq!(body["contents"][1]["parts"], parts, "the model turn goes back exactly as it came");
     assert_eq!(
         body["contents"][2]["parts"],

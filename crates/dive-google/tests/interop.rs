@@ -275,7 +275,7 @@ fn request_bodies_are_valid_for_the_official_sdk() {
     let dir = tempfile::tempdir().unwrap();
     let mut written = 0;
     for (name, model, request) in matrix() {
-        let body = offline(model).request_body(&request).unwrap();
+        let body = offline(model).request_body(&request, false).unwrap();
         std::fs::write(dir.path().join(format!("{name}.json")), serde_json::to_vec_pretty(&body).unwrap())
             .unwrap();
         written += 1;
@@ -295,7 +295,7 @@ fn request_bodies_are_valid_for_the_official_sdk() {
 #[test]
 fn bodies_carry_what_each_case_asks_for() {
     let bodies: std::collections::HashMap<&str, Value> =
-        matrix().into_iter().map(|(n, m, r)| (n, offline(m).request_body(&r).unwrap())).collect();
+        matrix().into_iter().map(|(n, m, r)| (n, offline(m).request_body(&r, false).unwrap())).collect();
     let b = &bodies["text_and_sampling"];
     assert_eq!(b["systemInstruction"], json!({"parts": [{"text": "Be brief."}]}));
     assert_eq!(b["contents"][1]["role"], "model");
@@ -418,7 +418,7 @@ fn unsupported_schema_keywords_are_a_typed_error() {
         json!({"type": "object", "properties": {"x": {"not": {"type": "null"}}}}),
     );
     let err = offline("gemini-3.5-flash")
-        .request_body(&ModelRequest::new(vec![Message::user("hi")]).with_tools(vec![tool]))
+        .request_body(&ModelRequest::new(vec![Message::user("hi")]).with_tools(vec![tool]), false)
         .unwrap_err();
     assert_eq!(err.kind, LlmErrorKind::InvalidRequest);
     assert!(err.message.contains("tool `pick` uses `not` at `/properties/x`"), "{}", err.message);

@@ -73,7 +73,7 @@ fn a_streamed_call_replays_as_one_whole_call() {
     let (_, acc, _) = decode_chunk_lines(name);
     let turn = acc.into_response().into_message();
     let body = common::offline("gemini-3.5-flash")
-        .request_body(&ModelRequest::new(vec![Message::user("Weather in Boston and SF?"), turn]))
+        .request_body(&ModelRequest::new(vec![Message::user("Weather in Boston and SF?"), turn]), false)
         .unwrap();
     assert_eq!(
         body["contents"][1]["parts"],

@@ -1,12 +1,12 @@
 //! Helpers shared by the integration tests: fixtures, decoding a fixture through the real
-//! SSE decoder and [`GeminiEvents`], and a client that never reaches the network.
+//! SSE decoder and `dive_google::events`, and a client that never reaches the network.
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 use dive_core::{ResponseAccumulator, StreamEvent};
-use dive_google::{Gemini, GeminiEvents};
+use dive_google::Gemini;
 use dive_provider::ProviderError;
 use futures::StreamExt;
 
@@ -38,7 +38,7 @@ pub fn decode_bytes(
         bytes.chunks(chunk.max(1)).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
     let sse = dive_provider::decode_sse("google", futures::stream::iter(chunks));
     let pricing = dive_google::model_info("gemini-3.5-flash").and_then(|m| m.pricing.clone());
-    let mut events = GeminiEvents::new(Box::pin(sse), pricing);
+    let mut events = dive_google::events(Box::pin(sse), pricing);
     let mut acc = ResponseAccumulator::new();
     let mut seen = Vec::new();
     let mut error = None;
