@@ -65,9 +65,9 @@ impl Run {
         response.status = turn.status;
         response.suspension = turn.suspension.clone();
         response.background_tasks = std::mem::take(&mut self.background);
-        if let Some(last) = &self.last_response {
-            response.stop_reason.clone_from(&last.stop_reason);
-            response.stop_details.clone_from(&last.stop_details);
+        if let Some((reason, details)) = self.last_stop.take() {
+            response.stop_reason = reason;
+            response.stop_details = details;
         }
         response.model_calls = std::mem::take(&mut self.model_calls);
         let ended =

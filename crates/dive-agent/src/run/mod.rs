@@ -87,7 +87,8 @@ pub(crate) struct Run {
     next_call_reminders: Vec<Reminder>,
     /// Recorded reminders waiting for the next iteration boundary.
     pending_reminders: Vec<Reminder>,
-    last_response: Option<ModelResponse>,
+    /// The last model response's stop reason and details (all the response keeps of it).
+    last_stop: Option<(String, Option<serde_json::Value>)>,
     stream_acc: Option<ResponseAccumulator>,
     background: Vec<BackgroundTaskHandle>,
     /// The session revision this run last saw or wrote (turn stores).

@@ -175,7 +175,7 @@ impl Run {
                 span.end();
                 self.usage += &response.usage;
                 self.model_calls.push(record);
-                self.last_response = Some(response.clone());
+                self.last_stop = Some((response.stop_reason.clone(), response.stop_details.clone()));
                 Ok(response)
             }
             Err(failure) => {

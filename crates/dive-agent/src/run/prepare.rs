@@ -168,7 +168,7 @@ impl Run {
             model_calls: Vec::new(),
             next_call_reminders: Vec::new(),
             pending_reminders: Vec::new(),
-            last_response: None,
+            last_stop: None,
             stream_acc: None,
             background: options.background_results,
             origin,
