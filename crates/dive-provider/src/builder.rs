@@ -156,7 +156,7 @@ impl<W: WireFormat> ProviderBuilder<W> {
         Ok(HttpProvider {
             model: self.model.unwrap_or_else(|| vendor.default_model.to_owned()),
             api_key: self.api_key,
-            base_url: base_url.trim().trim_end_matches('/').to_owned(),
+            base_url: self.wire.base_url(&base_url),
             max_tokens: self.max_tokens,
             retry: self.retry.unwrap_or_default(),
             headers: self.headers,

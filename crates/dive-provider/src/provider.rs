@@ -120,6 +120,7 @@ impl<W: WireFormat> HttpProvider<W> {
         let model = request.model.as_deref().unwrap_or(&self.model);
         CallContext {
             vendor: &self.vendor,
+            base_url: &self.base_url,
             model,
             model_info: self.vendor.model_info(model),
             max_tokens: self.max_tokens,

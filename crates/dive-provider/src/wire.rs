@@ -17,6 +17,8 @@ use crate::{ProviderError, SseEvent, Vendor};
 pub struct CallContext<'a> {
     /// The vendor facts.
     pub vendor: &'a Vendor,
+    /// The API root of the provider (no trailing slash), for bodies that name URLs below it.
+    pub base_url: &'a str,
     /// The model of this call: the request's, else the provider's default.
     pub model: &'a str,
     /// The catalog entry of `model`, when the catalog knows it.
@@ -160,6 +162,13 @@ pub trait WireFormat: Debug + Clone + Send + Sync + 'static {
 
     /// A mapper for one stream.
     fn mapper(&self, call: &CallContext<'_>) -> Self::Mapper;
+
+    /// The API root a base URL given to the builder (or read by `from_env`) stands for. The
+    /// default trims whitespace and trailing slashes; a vendor whose variable takes a looser
+    /// form (Ollama's `OLLAMA_HOST=gpu-box`) normalises it here.
+    fn base_url(&self, url: &str) -> String {
+        url.trim().trim_end_matches('/').to_owned()
+    }
 
     /// Refines the error of a non-2xx response from its (redacted) body, for vendors whose
     /// error bodies say more than the common shape. The default keeps the error.
