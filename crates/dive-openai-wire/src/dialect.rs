@@ -85,8 +85,12 @@ pub struct Dialect {
     pub stop_reasons: &'static [(&'static str, &'static str)],
     /// Top-level body keys this vendor rejects; they are removed before sending.
     pub unsupported: &'static [&'static str],
-    /// Read `usage.cost` (US dollars) as a provider-reported cost (OpenRouter, DeepInfra).
+    /// Read the usage cost field ([`Self::cost_field`], US dollars) as a provider-reported
+    /// cost with this `Cost::source` label (OpenRouter, DeepInfra).
     pub reported_cost: Option<&'static str>,
+    /// The `usage` field holding a reported cost: `cost` (OpenRouter), `estimated_cost`
+    /// (DeepInfra).
+    pub cost_field: &'static str,
     /// Chat Completions: send provider-native tools (`ToolDefinition::native`) verbatim in
     /// `tools`. When false (OpenAI), a `web_search` native tool becomes `web_search_options`
     /// and other native tools are left out.
@@ -123,6 +127,7 @@ impl Dialect {
             stop_reasons: &[],
             unsupported: &[],
             reported_cost: None,
+            cost_field: "cost",
             native_tools: false,
             store: false,
             encrypted_reasoning: true,
@@ -216,6 +221,13 @@ impl Dialect {
     #[must_use]
     pub fn with_reported_cost(mut self, source: Option<&'static str>) -> Self {
         self.reported_cost = source;
+        self
+    }
+
+    /// Reads a reported cost from this `usage` field instead of `cost`.
+    #[must_use]
+    pub fn with_cost_field(mut self, field: &'static str) -> Self {
+        self.cost_field = field;
         self
     }
 

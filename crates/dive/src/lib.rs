@@ -13,6 +13,8 @@
 //! | `openrouter` | `dive::openrouter` | OpenRouter, any `org/model` id (enables `provider`) |
 //! | `grok` | `dive::grok` | xAI Grok through the Responses API (enables `provider`) |
 //! | `google` | `dive::google` | the Google Gemini API provider (enables `provider`) |
+//! | `deepinfra`, `groq`, `together` | `dive::compatible` | OpenAI-compatible vendors as profiles (enables `provider`) |
+//! | `openai-compatible` | `dive::openai_wire` | any OpenAI-compatible endpoint (`openai-compatible/<model>`, base URL from `OPENAI_COMPATIBLE_BASE_URL`) |
 //! | `provider` | `dive::provider` | shared HTTP plumbing: client, retry policy, SSE, `ProviderError` |
 //! | `session`, `sqlite` | `dive::session` | session stores: memory, JSONL files, SQLite |
 //! | `toolkit` | `dive::toolkit` | built-in tools confined to a workspace |
@@ -20,7 +22,8 @@
 //!
 //! `dive::model("vendor/model")` builds any compiled-in provider from a model spec (an explicit
 //! `vendor/` prefix wins, otherwise the model name's prefix picks the vendor); a vendor that is
-//! not compiled in is an error naming the feature to enable.
+//! not compiled in is an error naming the feature to enable. A [`Registry`] of your own adds
+//! your providers ([`Registry::register`]).
 //!
 //! ```
 //! use dive::{Message, Role};
@@ -34,9 +37,11 @@ pub use dive_agent::*;
 pub use dive_core::*;
 
 mod registry;
-pub use registry::{ModelError, Vendor, catalog, model, resolve_model, vendors};
+pub use registry::{
+    ModelError, ModelOptions, Registration, Registry, Vendor, catalog, model, resolve_model, vendors,
+};
 #[cfg(feature = "provider")]
-pub use registry::{ModelOptions, model_with};
+pub use registry::model_with;
 
 /// Session stores (feature `session`; `SqliteStore` with feature `sqlite`).
 #[cfg(feature = "session")]
@@ -86,6 +91,16 @@ pub use dive_openrouter as openrouter;
 #[cfg(feature = "google")]
 #[cfg_attr(docsrs, doc(cfg(feature = "google")))]
 pub use dive_google as google;
+/// The OpenAI wire formats and the any-endpoint provider (crate `dive-openai-wire`).
+#[cfg(feature = "openai-compatible")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai-compatible")))]
+pub use dive_openai_wire as openai_wire;
+
+/// OpenAI-compatible vendor profiles: DeepInfra, Groq, Together (crate `dive-compatible`).
+#[cfg(any(feature = "deepinfra", feature = "groq", feature = "together"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "deepinfra", feature = "groq", feature = "together"))))]
+pub use dive_compatible as compatible;
+
 /// The xAI Grok provider (crate `dive-grok`).
 #[cfg(feature = "grok")]
 #[cfg_attr(docsrs, doc(cfg(feature = "grok")))]

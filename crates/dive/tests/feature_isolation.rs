@@ -44,6 +44,10 @@ const PROVIDERS: &[(&str, &[&str])] = &[
     ("mistral", &["dive-provider", "dive-openai-wire", "dive-mistral"]),
     ("openrouter", &["dive-provider", "dive-openai-wire", "dive-openrouter"]),
     ("grok", &["dive-provider", "dive-openai-wire", "dive-grok"]),
+    ("openai-compatible", &["dive-provider", "dive-openai-wire"]),
+    ("deepinfra", &["dive-provider", "dive-openai-wire", "dive-compatible"]),
+    ("groq", &["dive-provider", "dive-openai-wire", "dive-compatible"]),
+    ("together", &["dive-provider", "dive-openai-wire", "dive-compatible"]),
 ];
 
 /// The facade's provider features, read from its Cargo.toml: those that turn on `provider`.

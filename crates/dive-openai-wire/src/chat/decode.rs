@@ -16,7 +16,7 @@ pub fn decode_usage(v: &Value, dialect: &Dialect) -> Usage {
         .with_cache(cached, 0);
     u.reasoning_tokens = v.get("completion_tokens_details").map_or(0, |d| count(d, "reasoning_tokens"));
     if let Some(source) = dialect.reported_cost
-        && let Some(total) = v.get("cost").and_then(Value::as_f64)
+        && let Some(total) = v.get(dialect.cost_field).and_then(Value::as_f64)
     {
         let mut cost = Cost::default();
         cost.total = total;
