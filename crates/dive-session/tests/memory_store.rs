@@ -312,3 +312,39 @@ fn a_store_that_appends_while_suspended_fails_by_the_rule_s_name() {
     });
     assert!(message.contains("rule `refuse while suspended`"), "{message}");
 }
+
+#[test]
+fn a_session_that_misreports_its_capabilities_fails_the_suite() {
+    struct Boasting(Arc<dyn Session>);
+    impl Session for Boasting {
+        fn id(&self) -> &str {
+            self.0.id()
+        }
+        fn load(&self) -> BoxFuture<'_, Result<SessionSnapshot, SessionError>> {
+            self.0.load()
+        }
+        fn save_turn<'a>(&'a self, turn: &'a Turn) -> BoxFuture<'a, Result<u64, SessionError>> {
+            self.0.save_turn(turn)
+        }
+        fn capabilities(&self) -> StoreCapabilities {
+            StoreCapabilities::none().with_turn_store() // but no as_turn_store()
+        }
+    }
+    struct BoastingStore(MemoryStore);
+    impl SessionStore for BoastingStore {
+        fn capabilities(&self) -> StoreCapabilities {
+            StoreCapabilities::none()
+        }
+        fn open<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Arc<dyn Session>, SessionError>> {
+            Box::pin(async move { Ok(Arc::new(Boasting(self.0.open(id).await?)) as Arc<dyn Session>) })
+        }
+        fn list<'a>(&'a self, options: &'a ListOptions) -> BoxFuture<'a, Result<SessionPage, SessionError>> {
+            self.0.list(options)
+        }
+        fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {
+            self.0.delete(id)
+        }
+    }
+    let message = failure(|| drop(block_on(session_store_conformance(|| BoastingStore(MemoryStore::new())))));
+    assert!(message.contains("Session::capabilities() reports turn store = true"), "{message}");
+}

@@ -100,18 +100,35 @@ impl Run {
 
     fn turn_store(&mut self, check: &'static str, s: &dyn Session) -> bool {
         let declared = self.declared.turn_store;
-        self.needs(check, "turn store", declared, s.as_turn_store().is_some())
+        let present = reported(check, "turn store", s.as_turn_store().is_some(), s.capabilities().turn_store);
+        self.needs(check, "turn store", declared, present)
     }
 
     fn claims(&mut self, check: &'static str, s: &dyn Session) -> bool {
         let declared = self.declared.claims;
-        self.needs(check, "claims", declared, s.as_claimer().is_some())
+        let present = reported(check, "claims", s.as_claimer().is_some(), s.capabilities().claims);
+        self.needs(check, "claims", declared, present)
     }
 
     fn history(&mut self, check: &'static str, s: &dyn Session) -> bool {
         let declared = self.declared.history;
-        self.needs(check, "history", declared, s.as_history().is_some())
+        let present = reported(check, "history", s.as_history().is_some(), s.capabilities().history);
+        self.needs(check, "history", declared, present)
     }
+}
+
+/// Whether a session offers `capability`, failing when [`Session::capabilities`] (what an
+/// agent asks when it is built) says otherwise than the interface itself.
+fn reported(check: &str, capability: &str, offered: bool, reported: bool) -> bool {
+    assert_eq!(
+        offered,
+        reported,
+        "conformance `{check}`: Session::capabilities() reports {capability} = {reported}, but as_{}() {}: an \
+         agent would accept or refuse this session wrongly when it is built",
+        capability.replace(' ', "_"),
+        if offered { "offers it" } else { "returns None" }
+    );
+    offered
 }
 
 /// Fails unless an undeclared operation was refused with [`SessionError::Rejected`].
