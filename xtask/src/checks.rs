@@ -163,7 +163,46 @@ pub(crate) fn metadata() -> std::result::Result<Value, String> {
     serde_json::from_str(&text).map_err(|e| format!("cargo metadata: {e}"))
 }
 
+/// The Dive crates the downstream example package (`examples/downstream/`) may build on
+/// outside its dev-dependencies: the vocabulary and the store write rules. Its provider and
+/// store prove that a third-party crate needs nothing else.
+const DOWNSTREAM_ALLOWED: &[&str] = &["dive-core", "dive-session-log"];
+
+/// The Dive crates in `downstream-example`'s normal dependency tree outside
+/// [`DOWNSTREAM_ALLOWED`].
+fn downstream_extra_dive_crates(tree: &str) -> Vec<String> {
+    let mut extra: Vec<String> = tree
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| name.starts_with("dive") && !DOWNSTREAM_ALLOWED.contains(name))
+        .map(str::to_owned)
+        .collect();
+    extra.sort_unstable();
+    extra.dedup();
+    extra
+}
+
+/// Fails when the downstream example package builds on a Dive crate besides
+/// [`DOWNSTREAM_ALLOWED`].
+fn check_downstream() -> Result {
+    let tree = output(
+        "cargo",
+        &["tree", "-p", "downstream-example", "-e", "normal", "--prefix", "none", "--format", "{p}"],
+    )?;
+    let extra = downstream_extra_dive_crates(&tree);
+    if extra.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "examples/downstream builds on {} besides {}: a downstream provider and store must need only \
+         dive-core and the store rules (move the rest to [dev-dependencies])",
+        extra.join(", "),
+        DOWNSTREAM_ALLOWED.join(" and ")
+    ))
+}
+
 pub fn check_layers() -> Result {
+    check_downstream()?;
     let tree =
         output("cargo", &["tree", "-p", "dive-core", "-e", "normal", "--prefix", "none", "--format", "{p}"])?;
     let mut outside: Vec<&str> = tree
@@ -212,16 +251,6 @@ fn edge_problem(name: &str, dep: &str) -> Option<String> {
     }
 }
 
-/// The cargo-hack `check-features` runs (installed at this version when missing).
-const CARGO_HACK_VERSION: &str = "0.6.46";
-
-/// Packages `check-features` skips: automation and the example runner have no features and
-/// are built by `clippy` and `examples` already.
-const FEATURELESS_TOOLS: &[&str] = &["xtask", "dive-examples"];
-
-/// Every crate built alone with each of its features alone, with no features, with its
-/// defaults and with all of them (`cargo hack check --each-feature`): a feature that only
-/// compiles next to another one fails here.
 /// The cargo-hack `check-features` runs (installed at this version when missing).
 const CARGO_HACK_VERSION: &str = "0.6.46";
 
@@ -293,30 +322,6 @@ pub(crate) fn outside_citation_lines() -> Vec<String> {
     found
 }
 
-/// Every Rust file of the workspace (`crates/`, `examples/`, `xtask/`).
-fn workspace_rust_files() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for dir in ["crates", "examples", "xtask"] {
-        rust_files(&root().join(dir), &mut files);
-    }
-    files
-}
-
-/// Every comment line of a workspace Rust file that cites a document outside the repository,
-/// as `path:line: mark` (this check's own file, which names the marks, excepted).
-pub(crate) fn outside_citation_lines() -> Vec<String> {
-    let own = root().join("xtask").join("src").join("tidy.rs");
-    let mut found = Vec::new();
-    for file in workspace_rust_files().into_iter().filter(|f| *f != own) {
-        let Ok(text) = std::fs::read_to_string(&file) else { continue };
-        for (line, mark) in crate::tidy::outside_citations(&text) {
-            let shown = file.strip_prefix(root()).unwrap_or(&file).display().to_string();
-            found.push(format!("{shown}:{line}: cites {mark:?}"));
-        }
-    }
-    found
-}
-
 pub fn tidy() -> Result {
     let citations = outside_citation_lines();
     if !citations.is_empty() {
@@ -341,7 +346,15 @@ pub fn tidy() -> Result {
 
 #[cfg(test)]
 mod tests {
-    use super::edge_problem;
+    use super::{downstream_extra_dive_crates, edge_problem};
+
+    #[test]
+    fn the_downstream_package_may_build_on_core_and_the_store_rules_only() {
+        let tree = "downstream-example v0.0.0 (/w/examples/downstream)\ndive-core v0.1.0 (/w/crates/dive-core)\n\
+                    dive-session-log v0.1.0\ntokio v1.48.0\ndive-provider v0.1.0 (/w/crates/dive-provider)\n";
+        assert_eq!(downstream_extra_dive_crates(tree), ["dive-provider"]);
+        assert!(downstream_extra_dive_crates("dive-core v0.1.0\ndive-session-log v0.1.0\n").is_empty());
+    }
 
     #[test]
     fn a_vendor_crate_may_not_depend_on_another_vendor_crate() {

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use dive_core::{ModelRequest, ReminderStyle, Role};
 use serde_json::{Map, Value};
 
-
 /// A function that edits the JSON body just before it is sent (after every built-in rule).
 ///
 /// ```
@@ -282,4 +281,3 @@ impl Default for Dialect {
         Self::openai()
     }
 }
-

@@ -156,7 +156,11 @@ impl<A: Api, V: Send + Sync + 'static> WireFormat for Wire<A, V> {
 
     fn decode(&self, body: &[u8], _call: &CallContext<'_>) -> Result<ModelResponse, ProviderError> {
         let json: Value = serde_json::from_slice(body).map_err(|e| {
-            ProviderError::new(self.profile.vendor.name, LlmErrorKind::Decode, format!("response is not JSON: {e}"))
+            ProviderError::new(
+                self.profile.vendor.name,
+                LlmErrorKind::Decode,
+                format!("response is not JSON: {e}"),
+            )
         })?;
         Ok(A::decode(&json, &self.profile.dialect))
     }

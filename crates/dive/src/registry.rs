@@ -204,7 +204,9 @@ impl Registration {
     /// A vendor this build does not include: model specs naming it fail with
     /// [`ModelError::NotCompiledIn`].
     fn missing(name: &'static str) -> Self {
-        let mut r = Self::new(name, |_, _| Err(ModelError::NoVendor { model: String::new(), known: String::new(), compiled: String::new() }));
+        let mut r = Self::new(name, |_, _| {
+            Err(ModelError::NoVendor { model: String::new(), known: String::new(), compiled: String::new() })
+        });
         r.build = None;
         r.vendor.compiled_in = false;
         r
@@ -288,7 +290,8 @@ impl Registry {
     /// catch-all `org/model` ids.
     pub fn register(&mut self, registration: Registration) -> &mut Self {
         self.entries.retain(|e| e.vendor.name != registration.vendor.name);
-        let at = self.entries.iter().position(|e| e.vendor.name == "openrouter").unwrap_or(self.entries.len());
+        let at =
+            self.entries.iter().position(|e| e.vendor.name == "openrouter").unwrap_or(self.entries.len());
         self.entries.insert(at, registration);
         self
     }
@@ -309,8 +312,11 @@ impl Registry {
         let spec = spec.trim();
         let all = &self.entries;
         let names = |only_compiled: bool| {
-            let list: Vec<&str> =
-                all.iter().filter(|e| !only_compiled || e.vendor.compiled_in).map(|e| e.vendor.name).collect();
+            let list: Vec<&str> = all
+                .iter()
+                .filter(|e| !only_compiled || e.vendor.compiled_in)
+                .map(|e| e.vendor.name)
+                .collect();
             if list.is_empty() { "none".to_owned() } else { list.join(", ") }
         };
         let chosen = match spec.split_once('/') {
@@ -331,7 +337,11 @@ impl Registry {
             }
         };
         let Some((entry, model)) = chosen else {
-            return Err(ModelError::NoVendor { model: spec.to_owned(), known: names(false), compiled: names(true) });
+            return Err(ModelError::NoVendor {
+                model: spec.to_owned(),
+                known: names(false),
+                compiled: names(true),
+            });
         };
         let model = if model.is_empty() { entry.vendor.default_model.to_owned() } else { model };
         Ok((entry, model))
@@ -345,7 +355,10 @@ impl Registry {
     pub fn resolve(&self, spec: &str) -> Result<(Vendor, String), ModelError> {
         let (entry, model) = self.find(spec)?;
         if !entry.vendor.compiled_in {
-            return Err(ModelError::NotCompiledIn { vendor: entry.vendor.name, feature: entry.vendor.feature });
+            return Err(ModelError::NotCompiledIn {
+                vendor: entry.vendor.name,
+                feature: entry.vendor.feature,
+            });
         }
         Ok((entry.vendor, model))
     }
@@ -478,7 +491,8 @@ mod tests {
         let acme = |tag: &'static str| {
             Registration::new("acme", move |model, _| {
                 BUILT.fetch_add(1, Ordering::SeqCst);
-                Ok(Arc::new(dive_test::ScriptedModel::new([]).with_model(format!("{tag}:{model}"))) as Arc<dyn Llm>)
+                Ok(Arc::new(dive_test::ScriptedModel::new([]).with_model(format!("{tag}:{model}")))
+                    as Arc<dyn Llm>)
             })
             .with_prefixes(&["acme-"])
             .with_key_env("ACME_API_KEY")

@@ -15,11 +15,11 @@ use dive_core::{
 use dive_provider::{ProviderError, SseEvent, StreamMapper};
 use serde_json::{Map, Value};
 
-use crate::stream_error::stream_error;
 use crate::responses::decode::{
     SUMMARY_SEPARATOR, citation, decode_item, decode_response, function_call_block, message_metadata,
     reasoning_metadata, text_block,
 };
+use crate::stream_error::stream_error;
 use crate::wire::text;
 
 /// A block's key: the output item index, and the content part index inside a message.

@@ -69,7 +69,13 @@ pub(super) fn registrations() -> Vec<Registration> {
             dive_google::MODELS,
             dive_google::Gemini::builder_from_env()
         ),
-        provider!("grok", &["grok-"], dive_grok::VENDOR, dive_grok::MODELS, dive_grok::Grok::builder_from_env()),
+        provider!(
+            "grok",
+            &["grok-"],
+            dive_grok::VENDOR,
+            dive_grok::MODELS,
+            dive_grok::Grok::builder_from_env()
+        ),
         provider!(
             "mistral",
             &["mistral-", "ministral-", "codestral-", "devstral-", "magistral-"],
@@ -134,7 +140,8 @@ fn openai_compatible() -> Registration {
         use dive_openai_wire::{COMPATIBLE, Chat, Compatible, Dialect, Profile, Wire};
         let var = COMPATIBLE.base_url_var.unwrap_or_default();
         if std::env::var(var).map_or(true, |url| url.trim().is_empty()) {
-            let message = format!("openai-compatible needs a base URL: set {var} (e.g. http://127.0.0.1:8000/v1)");
+            let message =
+                format!("openai-compatible needs a base URL: set {var} (e.g. http://127.0.0.1:8000/v1)");
             let error = dive_core::LlmError::new(dive_core::LlmErrorKind::InvalidRequest, message);
             return Err(error.with_provider(COMPATIBLE.name).into());
         }
