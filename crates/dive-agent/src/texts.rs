@@ -1,6 +1,7 @@
 //! What the engine says to the model in its own words: the rule for reading reminders, the
-//! result of a tool call that never ran, the note that records an incomplete turn. dive-core
-//! holds the vocabulary (reminders, outcomes); the wording and when it is sent live here.
+//! result of a tool call that never ran, the note that records an incomplete turn, the
+//! tool-limit and continuation reminders. dive-core holds the vocabulary (reminders,
+//! outcomes); the wording and when it is sent live here.
 
 use std::borrow::Cow;
 
@@ -15,6 +16,14 @@ name accumulate, and on a conflict the later one wins.";
 /// The result text for a call that was never run (the turn ended before it started).
 pub const TOOL_CALL_NOT_RUN_TEXT: &str =
     "Not run: the turn ended before this tool call started, so it had no effect.";
+
+/// The operator reminder on the last model call a turn allows with tools.
+pub(crate) const TOOL_LIMIT_TEXT: &str =
+    "You have reached the tool-use limit of this turn. Answer now with what you have, without calling tools.";
+
+/// The reminder a continuation adds when the caller asks to continue.
+pub(crate) const CONTINUE_TEXT: &str =
+    "The user asked to continue: carry on from where the conversation stopped.";
 
 /// The system prompt for a request of `messages`: `base`, then the reminder priming rule when
 /// any message holds a reminder. Borrows when no rule is added.

@@ -14,6 +14,7 @@ use futures_util::StreamExt;
 use super::messages::{append_user_blocks, reminder_blocks};
 use super::{Exit, Interrupt, Run};
 use crate::error::TurnFailure;
+use crate::texts::TOOL_LIMIT_TEXT;
 
 /// Tools by name, with their definitions in declaration order.
 #[derive(Default)]
@@ -88,9 +89,6 @@ impl From<LlmError> for Failure {
         Self::Llm(e)
     }
 }
-
-const TOOL_LIMIT_TEXT: &str =
-    "You have reached the tool-use limit of this turn. Answer now with what you have, without calling tools.";
 
 impl Run {
     /// Static tools plus every toolset's current tools.

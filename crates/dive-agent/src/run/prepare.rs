@@ -19,12 +19,11 @@ use crate::emit::Emitter;
 use crate::error::{AgentError, Rejection};
 use crate::input::RunInput;
 use crate::options::RunOptions;
+use crate::texts::CONTINUE_TEXT;
 
 /// The name of the reminder a continuation adds (model-only, or recorded when the history
 /// ends with an assistant message so roles keep alternating).
 pub const TURN_CONTINUE_REMINDER: &str = "turn-continue";
-
-const CONTINUE_TEXT: &str = "The user asked to continue: carry on from where the conversation stopped.";
 
 impl Run {
     pub(super) async fn prepare(
