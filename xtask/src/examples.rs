@@ -1,4 +1,4 @@
-//! Runs every example of the `dive-examples` package offline: no provider key or endpoint in
+//! Runs every example of the `dive-examples` and `downstream-example` packages offline: no provider key or endpoint in
 //! its environment, `CI=true`, stdin closed, and a time limit each.
 
 use std::io::Read;
@@ -17,15 +17,17 @@ fn is_provider_variable(name: &str) -> bool {
         || name.starts_with("OLLAMA_")
 }
 
-/// The example names declared by `dive-examples`, checked against the files in `examples/`.
-fn examples() -> Result<Vec<String>, String> {
-    let meta = metadata()?;
+/// The package a downstream author would write (`examples/downstream/`): its examples run too.
+const DOWNSTREAM: &str = "downstream-example";
+
+/// The example names a package declares.
+fn declared_examples(meta: &serde_json::Value, name: &str) -> Result<Vec<(String, PathBuf)>, String> {
     let package = meta["packages"]
         .as_array()
         .into_iter()
         .flatten()
-        .find(|p| p["name"] == "dive-examples")
-        .ok_or("no dive-examples package")?;
+        .find(|p| p["name"] == name)
+        .ok_or_else(|| format!("no {name} package"))?;
     let mut declared: Vec<(String, PathBuf)> = package["targets"]
         .as_array()
         .into_iter()
@@ -34,6 +36,13 @@ fn examples() -> Result<Vec<String>, String> {
         .filter_map(|t| Some((t["name"].as_str()?.to_owned(), PathBuf::from(t["src_path"].as_str()?))))
         .collect();
     declared.sort();
+    Ok(declared)
+}
+
+/// The example names declared by `dive-examples`, checked against the files in `examples/`.
+fn examples() -> Result<Vec<String>, String> {
+    let meta = metadata()?;
+    let declared = declared_examples(&meta, "dive-examples")?;
     let dir = root().join("examples");
     let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut undeclared = Vec::new();
@@ -57,8 +66,9 @@ fn examples() -> Result<Vec<String>, String> {
 
 /// Builds every example, then runs each offline within [`TIME_LIMIT`].
 pub fn run_all() -> Result<(), String> {
-    let names = examples()?;
-    run("cargo", &["build", "--locked", "-p", "dive-examples", "--examples"], &[])?;
+    let mut names = examples()?;
+    names.extend(declared_examples(&metadata()?, DOWNSTREAM)?.into_iter().map(|(name, _)| name));
+    run("cargo", &["build", "--locked", "-p", "dive-examples", "-p", DOWNSTREAM, "--examples"], &[])?;
     let bin_dir = target_dir()?.join("debug").join("examples");
     let mut failed = Vec::new();
     for name in &names {
