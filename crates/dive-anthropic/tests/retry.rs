@@ -1,5 +1,7 @@
-//! Retries and failures against real local HTTP servers (wiremock, and a raw TCP server for a
-//! connection cut mid-stream).
+//! Retries and failures against real local HTTP servers (wiremock, and dive-test's
+//! misbehaving server for a connection cut mid-stream), beyond what the provider
+//! conformance suite (`tests/conformance.rs`) checks for every provider: Anthropic's error
+//! types and wording, and what a failed stream of a recorded fixture keeps.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
@@ -8,9 +10,9 @@ use std::time::Duration;
 use dive_anthropic::Anthropic;
 use dive_core::{Llm, LlmError, LlmErrorKind, Message, ModelRequest, ModelResponse, ResponseAccumulator};
 use dive_provider::{ProviderError, RetryPolicy};
+use dive_test::provider::{MisbehavingServer, Reply, source_of};
 use futures::StreamExt;
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -71,10 +73,6 @@ async fn mount_sequence(server: &MockServer, responses: Vec<ResponseTemplate>) {
 
 async fn requests(server: &MockServer) -> usize {
     server.received_requests().await.unwrap().len()
-}
-
-fn provider_error(e: &LlmError) -> &ProviderError {
-    e.source.as_deref().and_then(|s| s.downcast_ref::<ProviderError>()).expect("ProviderError source")
 }
 
 /// Runs a stream to its end: the accumulated events and the error that ended it, if any.
@@ -235,7 +233,7 @@ async fn stream_error_event_mid_stream_is_typed_keeps_partial_and_is_not_retried
     let e = e.expect("error event");
     assert_eq!(e.kind, LlmErrorKind::Overloaded);
     assert_eq!(e.error_type.as_deref(), Some("overloaded_error"));
-    let partial = provider_error(&e).partial_response().expect("partial output");
+    let partial = source_of::<ProviderError>(&e).partial_response().expect("partial output");
     assert_eq!(partial.text_content(), "Hello world");
     assert_eq!(partial.content.len(), 2, "thinking + text, both finished");
     assert_eq!(seen.text_content(), "Hello world", "the caller saw the same events");
@@ -251,49 +249,9 @@ async fn stream_without_message_stop_is_interrupted_not_success() {
     let (_, e) = drain(&client(&server.uri(), &attempts)).await;
     let e = e.expect("a stream without message_stop must fail");
     assert_eq!(e.kind, LlmErrorKind::StreamInterrupted);
-    let partial = provider_error(&e).partial_response().unwrap();
+    let partial = source_of::<ProviderError>(&e).partial_response().unwrap();
     assert_eq!(partial.stop_reason, "tool_use");
     assert_eq!(partial.content.len(), 3);
-}
-
-/// Serves one HTTP response whose body stops half way (the socket is closed while the
-/// declared content length is still unmet).
-async fn cutting_server(body: &'static str, cut_at: usize) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let (mut socket, _) = listener.accept().await.unwrap();
-        let mut buf = vec![0u8; 65536];
-        let mut request = Vec::new();
-        // Read the request head and its body (content-length) before answering.
-        loop {
-            let n = socket.read(&mut buf).await.unwrap();
-            request.extend_from_slice(&buf[..n]);
-            let text = String::from_utf8_lossy(&request);
-            if let Some(head_end) = text.find("\r\n\r\n") {
-                let len = text[..head_end]
-                    .lines()
-                    .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length: ").map(str::to_owned))
-                    .and_then(|v| v.trim().parse::<usize>().ok())
-                    .unwrap_or(0);
-                if request.len() >= head_end + 4 + len {
-                    break;
-                }
-            }
-            if n == 0 {
-                return;
-            }
-        }
-        let head = format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n",
-            body.len()
-        );
-        socket.write_all(head.as_bytes()).await.unwrap();
-        socket.write_all(&body.as_bytes()[..cut_at]).await.unwrap();
-        socket.flush().await.unwrap();
-        drop(socket);
-    });
-    format!("http://{addr}")
 }
 
 #[tokio::test]
@@ -302,13 +260,20 @@ async fn connection_cut_mid_stream_is_interrupted_with_partial_output() {
         .find("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":2")
         .unwrap()
         + 10;
-    let base = cutting_server(FIXTURE, cut_at).await;
+    // The socket closes inside an event, with the declared content length unmet.
+    let (head, tail) = FIXTURE.as_bytes().split_at(cut_at);
+    let cut = Reply::Stream {
+        content_type: "text/event-stream".into(),
+        frames: vec![head.to_vec(), tail.to_vec()],
+        cut_after: Some(1),
+    };
+    let server = MisbehavingServer::start(vec![cut]).await;
     let attempts = Attempts::default();
-    let (seen, e) = drain(&client(&base, &attempts)).await;
+    let (seen, e) = drain(&client(server.url(), &attempts)).await;
     let e = e.expect("a cut connection must fail the stream");
     assert_eq!(e.kind, LlmErrorKind::StreamInterrupted, "{e}");
     assert!(!e.is_retryable());
-    assert_eq!(provider_error(&e).partial_response().unwrap().text_content(), "Hello world");
+    assert_eq!(source_of::<ProviderError>(&e).partial_response().unwrap().text_content(), "Hello world");
     assert_eq!(seen.content.len(), 2);
     assert!(attempts.lock().unwrap().is_empty());
 }

@@ -13,6 +13,9 @@
 //! - [`RecordedRequests`] has assertion helpers over what a model was sent;
 //! - [`conformance::session_store_conformance`] checks a session store against the rules
 //!   every store must follow;
+//! - `provider::provider_conformance` (feature `provider`) checks an HTTP provider against
+//!   the rules every provider must follow (retries, cuts, interruptions, error events,
+//!   usage, cancellation, secrets) on a real misbehaving local server;
 //! - [`child::rerun_with_env`] runs a test again in a child process without (say) the
 //!   developer's real API keys;
 //! - [`interop::python`] finds the Python interpreter with the pinned official SDKs that
@@ -35,6 +38,8 @@ pub mod conformance;
 mod deltas;
 mod function;
 pub mod interop;
+#[cfg(feature = "provider")]
+pub mod provider;
 mod recorded;
 mod schema_args;
 mod scripted;
