@@ -1,7 +1,8 @@
 //! Session traits: [`Session`] (a conversation the agent reads and records turns into),
 //! [`TurnStore`] (revision-checked checkpoints), [`SessionClaimer`] (execution ownership)
 //! [`SessionHistory`] (the full record: events, title, metadata, compaction, removal) and
-//! [`SessionStore`] (open, list, delete, import, fork). Implementations live in `dive-session`;
+//! [`SessionStore`] (open, list, delete, import, fork, declared capabilities). The write rules
+//! of the [`Session`] contract live in `dive-session-log`, our stores in `dive-session`;
 //! `dive-test` has a conformance suite for third-party stores.
 
 use std::sync::Arc;
