@@ -9,6 +9,8 @@ use dive_core::{ModelRequest, ReminderStyle, Role};
 use serde_json::{Map, Value};
 
 /// A function that edits the JSON body just before it is sent (after every built-in rule).
+/// The `tools` array is not in the map it edits: a provider sends it pre-encoded, built once
+/// per tool list ([`ToolCache`](crate::ToolCache)).
 ///
 /// ```
 /// use dive_openai_wire::BodyHook;

@@ -4,14 +4,17 @@
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use dive_core::{LlmErrorKind, ModelRequest, ModelResponse};
 use dive_provider::{CallContext, Encoded, ProviderBuilder, ProviderError, StreamMapper, Vendor, WireFormat};
-use serde_json::Value;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 use crate::dialect::Dialect;
 use crate::options::check_options;
 use crate::profile::{COMPATIBLE, Compatible, Profile, Speaks};
+use crate::tools::{Body, ToolCache};
 
 mod sealed {
     pub trait Sealed {}
@@ -26,8 +29,8 @@ pub trait Api: sealed::Sealed + fmt::Debug + Send + Sync + 'static {
     const CHAT: bool;
     /// The stream mapper.
     type Mapper: StreamMapper<Frame = dive_provider::SseEvent>;
-    /// The request body.
-    fn encode(request: &ModelRequest, call: &CallContext<'_>, dialect: &Dialect) -> Value;
+    /// The request body, its tools taken from `tools`.
+    fn encode(request: &ModelRequest, call: &CallContext<'_>, dialect: &Dialect, tools: &ToolCache) -> Body;
     /// A non-streaming response.
     fn decode(json: &Value, dialect: &Dialect) -> ModelResponse;
     /// A mapper for one stream.
@@ -50,10 +53,11 @@ impl Api for Chat {
     const CHAT: bool = true;
     type Mapper = crate::chat::ChatMapper;
 
-    fn encode(request: &ModelRequest, call: &CallContext<'_>, dialect: &Dialect) -> Value {
+    fn encode(request: &ModelRequest, call: &CallContext<'_>, dialect: &Dialect, tools: &ToolCache) -> Body {
         let mut opts = crate::chat::ChatOptions::new(call.model, dialect).streaming(call.stream);
         opts.max_tokens = call.max_tokens;
-        crate::chat::encode_request(request, &opts)
+        let fields = crate::chat::encode_fields(request, &opts, false);
+        with_tools(fields, dialect, || tools.get(request, || crate::chat::encode_tools(request, dialect)))
     }
 
     fn decode(json: &Value, dialect: &Dialect) -> ModelResponse {
@@ -70,10 +74,11 @@ impl Api for Responses {
     const CHAT: bool = false;
     type Mapper = crate::responses::ResponsesMapper;
 
-    fn encode(request: &ModelRequest, call: &CallContext<'_>, dialect: &Dialect) -> Value {
+    fn encode(request: &ModelRequest, call: &CallContext<'_>, dialect: &Dialect, tools: &ToolCache) -> Body {
         let mut opts = crate::responses::ResponsesOptions::new(call.model, dialect).streaming(call.stream);
         opts.max_tokens = call.max_tokens;
-        crate::responses::encode_request(request, &opts)
+        let fields = crate::responses::encode_fields(request, &opts, false);
+        with_tools(fields, dialect, || tools.get(request, || crate::responses::encode_tools(request)))
     }
 
     fn decode(json: &Value, _dialect: &Dialect) -> ModelResponse {
@@ -85,11 +90,24 @@ impl Api for Responses {
     }
 }
 
+/// The body with its pre-encoded tools, unless the dialect rejects `tools` or the request's
+/// free-form options set `tools` themselves (they win, as they do for every other key).
+fn with_tools(
+    fields: Map<String, Value>,
+    dialect: &Dialect,
+    tools: impl FnOnce() -> Option<Arc<RawValue>>,
+) -> Body {
+    let tools =
+        if fields.contains_key("tools") || dialect.unsupported.contains(&"tools") { None } else { tools() };
+    Body { fields, tools }
+}
+
 /// OpenAI wire format `A` for vendor `V`, as a [`WireFormat`]: vendor crates name
 /// `HttpProvider<Wire<Chat, MistralVendor>>` and get the builder, retry, streaming and
 /// pricing from dive-provider.
 pub struct Wire<A, V> {
     profile: Profile,
+    tools: ToolCache,
     api: PhantomData<fn() -> (A, V)>,
 }
 
@@ -97,7 +115,7 @@ impl<A, V> Wire<A, V> {
     /// The wire format for a profile given at run time.
     #[must_use]
     pub fn with_profile(profile: Profile) -> Self {
-        Self { profile, api: PhantomData }
+        Self { profile, tools: ToolCache::default(), api: PhantomData }
     }
 
     /// The profile (vendor facts and dialect).
@@ -114,7 +132,7 @@ impl<A, V> Wire<A, V> {
 
 impl<A, V> Clone for Wire<A, V> {
     fn clone(&self) -> Self {
-        Self::with_profile(self.profile.clone())
+        Self { profile: self.profile.clone(), tools: self.tools.clone(), api: PhantomData }
     }
 }
 
@@ -132,7 +150,7 @@ impl<A, V: Speaks<A>> Default for Wire<A, V> {
 
 impl<A: Api, V: Send + Sync + 'static> WireFormat for Wire<A, V> {
     type Body<'a>
-        = Value
+        = Body
     where
         Self: 'a;
     type Mapper = A::Mapper;
@@ -145,12 +163,12 @@ impl<A: Api, V: Send + Sync + 'static> WireFormat for Wire<A, V> {
         &'a self,
         request: &'a ModelRequest,
         call: &CallContext<'a>,
-    ) -> Result<Encoded<Value>, ProviderError> {
+    ) -> Result<Encoded<Body>, ProviderError> {
         check_options(self.profile.vendor.name, request, &self.profile.dialect, A::CHAT)?;
-        Ok(Encoded::new(A::encode(request, call, &self.profile.dialect)))
+        Ok(Encoded::new(A::encode(request, call, &self.profile.dialect, &self.tools)))
     }
 
-    fn path(&self, _encoded: &Encoded<Value>, _call: &CallContext<'_>) -> String {
+    fn path(&self, _encoded: &Encoded<Body>, _call: &CallContext<'_>) -> String {
         A::PATH.to_owned()
     }
 

@@ -34,6 +34,7 @@ mod profile;
 pub mod responses;
 mod schema;
 mod stream_error;
+mod tools;
 mod wire;
 
 pub use dialect::{BodyHook, Dialect};
@@ -41,3 +42,4 @@ pub use format::{Api, Chat, CompatibleChat, CompatibleResponses, Responses, Wire
 pub use options::OpenAiOptions;
 pub use profile::{COMPATIBLE, Compatible, Profile, Speaks};
 pub use schema::strict_schema;
+pub use tools::{Body, ToolCache};

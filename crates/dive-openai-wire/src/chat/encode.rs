@@ -58,6 +58,20 @@ impl<'a> ChatOptions<'a> {
 /// ```
 #[must_use]
 pub fn encode_request(request: &ModelRequest, opts: &ChatOptions<'_>) -> Value {
+    Value::Object(encode_fields(request, opts, true))
+}
+
+/// The tools of a Chat Completions body (native tools only when the dialect sends them).
+pub(crate) fn encode_tools(request: &ModelRequest, dialect: &Dialect) -> Vec<Value> {
+    request.tools.iter().filter(|t| !t.is_native() || dialect.native_tools).map(encode_tool).collect()
+}
+
+/// The body's fields; `tools` only when `with_tools` (else the caller sends them pre-encoded).
+pub(crate) fn encode_fields(
+    request: &ModelRequest,
+    opts: &ChatOptions<'_>,
+    with_tools: bool,
+) -> Map<String, Value> {
     let dialect = opts.dialect;
     let mut body = Map::new();
     body.insert("model".into(), json!(request.model.as_deref().unwrap_or(opts.model)));
@@ -93,15 +107,16 @@ pub fn encode_request(request: &ModelRequest, opts: &ChatOptions<'_>) -> Value {
     if !stops.is_empty() {
         body.insert("stop".into(), json!(stops));
     }
-    let tools: Vec<Value> =
-        request.tools.iter().filter(|t| !t.is_native() || dialect.native_tools).map(encode_tool).collect();
+    let has_tools = request.tools.iter().any(|t| !t.is_native() || dialect.native_tools);
     if let Some(search) = request.tools.iter().find(|t| {
         !dialect.native_tools && t.native_type.as_deref().is_some_and(|k| k.starts_with("web_search"))
     }) {
         body.insert("web_search_options".into(), Value::Object(search.native_params.clone()));
     }
-    if !tools.is_empty() {
-        body.insert("tools".into(), Value::Array(tools));
+    if has_tools {
+        if with_tools {
+            body.insert("tools".into(), Value::Array(encode_tools(request, dialect)));
+        }
         if let Some(choice) = &request.tool_choice {
             body.insert("tool_choice".into(), encode_tool_choice(choice));
         }
@@ -128,7 +143,7 @@ pub fn encode_request(request: &ModelRequest, opts: &ChatOptions<'_>) -> Value {
         }
     }
     finish_body(&mut body, request, dialect);
-    Value::Object(body)
+    body
 }
 
 /// Applies provider options, drops unsupported keys and runs the body hook.

@@ -8,5 +8,5 @@ mod stream;
 
 pub use decode::{decode_response, decode_usage};
 pub use encode::{ChatOptions, encode_request};
-pub(crate) use encode::{finish_body, json_schema_spec};
+pub(crate) use encode::{encode_fields, encode_tools, finish_body, json_schema_spec};
 pub use stream::{ChatEvents, ChatMapper};

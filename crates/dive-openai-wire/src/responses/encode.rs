@@ -64,6 +64,40 @@ impl<'a> ResponsesOptions<'a> {
 /// ```
 #[must_use]
 pub fn encode_request(request: &ModelRequest, opts: &ResponsesOptions<'_>) -> Value {
+    Value::Object(encode_fields(request, opts, true))
+}
+
+/// The tools of a Responses body: function and native tools, then remote MCP servers.
+pub(crate) fn encode_tools(request: &ModelRequest) -> Vec<Value> {
+    let mut tools: Vec<Value> = request.tools.iter().map(encode_tool).collect();
+    tools.extend(request.mcp_servers.iter().map(|s| {
+        let mut t = Map::new();
+        t.insert("type".into(), json!("mcp"));
+        t.insert("server_label".into(), json!(s.name));
+        if let Some(url) = &s.url {
+            t.insert("server_url".into(), json!(url));
+        }
+        if !s.allowed_tools.is_empty() {
+            t.insert("allowed_tools".into(), json!(s.allowed_tools));
+        }
+        if !s.headers.is_empty() {
+            t.insert("headers".into(), json!(s.headers));
+        }
+        if let Some(token) = &s.authorization_token {
+            t.insert("authorization".into(), json!(token.expose()));
+        }
+        t.insert("require_approval".into(), json!("never"));
+        Value::Object(t)
+    }));
+    tools
+}
+
+/// The body's fields; `tools` only when `with_tools` (else the caller sends them pre-encoded).
+pub(crate) fn encode_fields(
+    request: &ModelRequest,
+    opts: &ResponsesOptions<'_>,
+    with_tools: bool,
+) -> Map<String, Value> {
     let dialect = opts.dialect;
     let model = request.model.as_deref().unwrap_or(opts.model);
     let mut body = Map::new();
@@ -98,28 +132,11 @@ pub fn encode_request(request: &ModelRequest, opts: &ResponsesOptions<'_>) -> Va
             }
         }
     }
-    let mut tools: Vec<Value> = request.tools.iter().map(encode_tool).collect();
-    tools.extend(request.mcp_servers.iter().map(|s| {
-        let mut t = Map::new();
-        t.insert("type".into(), json!("mcp"));
-        t.insert("server_label".into(), json!(s.name));
-        if let Some(url) = &s.url {
-            t.insert("server_url".into(), json!(url));
+    let has_tools = !request.tools.is_empty() || !request.mcp_servers.is_empty();
+    if has_tools {
+        if with_tools {
+            body.insert("tools".into(), Value::Array(encode_tools(request)));
         }
-        if !s.allowed_tools.is_empty() {
-            t.insert("allowed_tools".into(), json!(s.allowed_tools));
-        }
-        if !s.headers.is_empty() {
-            t.insert("headers".into(), json!(s.headers));
-        }
-        if let Some(token) = &s.authorization_token {
-            t.insert("authorization".into(), json!(token.expose()));
-        }
-        t.insert("require_approval".into(), json!("never"));
-        Value::Object(t)
-    }));
-    if !tools.is_empty() {
-        body.insert("tools".into(), Value::Array(tools));
         if let Some(choice) = &request.tool_choice {
             body.insert("tool_choice".into(), encode_tool_choice(choice));
         }
@@ -162,7 +179,7 @@ pub fn encode_request(request: &ModelRequest, opts: &ResponsesOptions<'_>) -> Va
         body.insert("stream".into(), json!(true));
     }
     finish_body(&mut body, request, dialect);
-    Value::Object(body)
+    body
 }
 
 fn encode_image(img: &ImageContent) -> Option<Value> {

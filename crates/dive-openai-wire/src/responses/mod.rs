@@ -7,4 +7,5 @@ mod stream;
 
 pub use decode::{decode_item, decode_response, decode_usage};
 pub use encode::{ResponsesOptions, encode_request};
+pub(crate) use encode::{encode_fields, encode_tools};
 pub use stream::{ResponsesEvents, ResponsesMapper};
