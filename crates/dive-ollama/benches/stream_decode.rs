@@ -1,5 +1,5 @@
 //! Stream decoding cost: a long thinking + text + tool-call `/api/chat` NDJSON stream, fed in
-//! 37-byte chunks (and one read per line) through `decode_ndjson` and `OllamaEvents` (with
+//! 37-byte chunks (and one read per line) through `decode_ndjson` and `dive_ollama::events` (with
 //! its `<think>` splitter and accumulator), reported as bytes/s and lines/s.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -7,7 +7,8 @@ use std::hint::black_box;
 
 use bytes::Bytes;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use dive_ollama::{OllamaEvents, decode_ndjson};
+use dive_ollama::events;
+use dive_provider::decode_ndjson;
 use futures::StreamExt;
 use serde_json::json;
 
@@ -40,9 +41,11 @@ fn long_stream() -> (Vec<u8>, u64) {
 }
 
 fn decode(chunks: &[Bytes]) -> u64 {
-    let input = futures::stream::iter(chunks.iter().cloned().map(Ok::<_, std::io::Error>));
+    // Bytes clones share the buffer; the provider's stream owns its input ('static).
+    let owned: Vec<Bytes> = chunks.to_vec();
+    let input = futures::stream::iter(owned.into_iter().map(Ok::<_, std::io::Error>));
     let lines = decode_ndjson("ollama", input);
-    let mut events = OllamaEvents::new(Box::pin(lines), None);
+    let mut events = events(Box::pin(lines), None);
     futures::executor::block_on(async {
         let mut n = 0;
         while let Some(e) = events.next().await {

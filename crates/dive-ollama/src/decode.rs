@@ -1,23 +1,16 @@
-//! `/api/chat` responses (a whole response or one stream line) → content blocks, stop reason
-//! and [`Usage`].
+//! `/api/chat` responses (a whole response or one stream line, read as a typed
+//! [`Line`](crate::response::Line)) → content blocks, stop reason and [`Usage`].
 
-use dive_core::{Content, ModelResponse, Pricing, ThinkingContent, ToolUse, Usage, new_id};
+use dive_core::{Content, ModelResponse, ThinkingContent, ToolUse, Usage, new_id};
 use serde_json::{Map, Value, json};
 
+use crate::response::{Line, ToolCall};
 use crate::think::{ThinkSegment, split_all};
 
 /// Token counts of a final (`done: true`) line: `prompt_eval_count` input, `eval_count`
 /// output.
-pub(crate) fn decode_usage(v: &Value) -> Usage {
-    let count = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-    Usage::new(count("prompt_eval_count"), count("eval_count"))
-}
-
-/// Sets `usage.cost` from catalog prices, when known.
-pub(crate) fn price(usage: &mut Usage, pricing: Option<&Pricing>) {
-    if let Some(p) = pricing {
-        usage.cost = Some(p.cost_of(usage));
-    }
+pub(crate) fn decode_usage(line: &Line<'_>) -> Usage {
+    Usage::new(line.prompt_eval_count.unwrap_or(0), line.eval_count.unwrap_or(0))
 }
 
 /// The stop reason recorded: `tool_calls` when the model called tools (Ollama says `stop`
@@ -46,55 +39,47 @@ pub(crate) fn metadata(v: &Value) -> Map<String, Value> {
 
 /// One `tool_calls` entry → a [`ToolUse`]. Ollama sends arguments as an object (a string is
 /// parsed when it holds JSON); an id is generated when the server sends none.
-pub(crate) fn decode_tool_call(v: &Value) -> ToolUse {
-    let function = v.get("function").cloned().unwrap_or_default();
-    let name = function.get("name").and_then(Value::as_str).unwrap_or_default();
-    let input = match function.get("arguments") {
-        Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone())),
-        Some(v @ Value::Object(_)) => v.clone(),
+pub(crate) fn decode_tool_call(call: ToolCall<'_>) -> ToolUse {
+    let function = call.function.unwrap_or_default();
+    let input = match function.arguments {
+        Some(Value::String(s)) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
+        Some(v @ Value::Object(_)) => v,
         _ => json!({}),
     };
-    let id = v
-        .get("id")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map_or_else(|| new_id("call"), str::to_owned);
-    ToolUse::new(id, name, input)
+    let id = call.id.filter(|s| !s.is_empty()).map_or_else(|| new_id("call"), str::to_owned);
+    ToolUse::new(id, function.name.unwrap_or_default(), input)
 }
 
-/// Decodes a whole (non-streaming) response.
-pub(crate) fn decode_response(v: &Value) -> ModelResponse {
-    let message = v.get("message").cloned().unwrap_or_default();
-    let mut content = Vec::new();
-    if let Some(thinking) = message.get("thinking").and_then(Value::as_str).filter(|t| !t.is_empty()) {
-        content.push(Content::Thinking(ThinkingContent::new(thinking, None)));
+/// Decodes a whole (non-streaming) response (`v`, read as `line`).
+pub(crate) fn decode_response(v: &Value, line: Line<'_>) -> ModelResponse {
+    let mut r = ModelResponse::default();
+    r.model = line.model.unwrap_or_default().to_owned();
+    r.usage = decode_usage(&line);
+    r.metadata = metadata(v);
+    let message = line.message.unwrap_or_default();
+    if let Some(thinking) = message.thinking.filter(|t| !t.is_empty()) {
+        r.content.push(Content::Thinking(ThinkingContent::new(thinking, None)));
     }
-    let text = message.get("content").and_then(Value::as_str).unwrap_or_default();
-    for segment in split_all(text) {
-        content.push(match segment {
+    for segment in split_all(message.content.unwrap_or_default()) {
+        r.content.push(match segment {
             ThinkSegment::Thinking(t) => Content::Thinking(ThinkingContent::new(t, None)),
             ThinkSegment::Text(t) => Content::text(t),
         });
     }
-    let calls: Vec<ToolUse> = message
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .map(|calls| calls.iter().map(decode_tool_call).collect())
-        .unwrap_or_default();
+    let calls = message.tool_calls.unwrap_or_default();
     let called = !calls.is_empty();
-    content.extend(calls.into_iter().map(Content::ToolUse));
-    let mut r = ModelResponse::default();
-    r.model = v.get("model").and_then(Value::as_str).unwrap_or_default().to_owned();
-    r.content = content;
-    r.stop_reason = stop_reason(v.get("done_reason").and_then(Value::as_str), called);
-    r.usage = decode_usage(v);
-    r.metadata = metadata(v);
+    r.content.extend(calls.into_iter().map(|c| Content::ToolUse(decode_tool_call(c))));
+    r.stop_reason = stop_reason(line.done_reason, called);
     r
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn decode_response(v: &Value) -> ModelResponse {
+        super::decode_response(v, Line::read(v).unwrap())
+    }
 
     #[test]
     fn whole_response_with_think_tags_and_tool_calls() {

@@ -1,8 +1,9 @@
-//! [`ModelRequest`] → `/api/chat` request body.
+//! [`ModelRequest`] → the typed `/api/chat` [`Body`].
 //!
 //! Every request first gets [`answer_unanswered_tool_calls`] and reminder rendering (as
 //! `<system-reminder>` user text); the stored history is never changed.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use dive_core::{
@@ -10,7 +11,14 @@ use dive_core::{
     ThinkingMode, ToolChoice, ToolDefinition, ToolResultContent, answer_unanswered_tool_calls,
     render_reminders,
 };
-use serde_json::{Map, Value, json};
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+use crate::OllamaOptions;
+use crate::body::{
+    Body, CallFunction, CallOut, Format, FunctionDecl, MessageOut, OptionValue, Think, ToolOut, no_arguments,
+    set_option,
+};
 
 /// The keys of Ollama's `options` object (the `ollama` SDK's `Options` model). A
 /// `provider_options` entry with one of these names goes into `options`; any other entry
@@ -48,7 +56,7 @@ pub(crate) const OPTION_KEYS: &[&str] = &[
     "stop",
 ];
 
-/// Client settings that shape every body.
+/// Provider settings that shape every body.
 #[derive(Debug, Clone)]
 pub(crate) struct EncodeOptions<'a> {
     pub model: &'a str,
@@ -57,115 +65,141 @@ pub(crate) struct EncodeOptions<'a> {
     pub stream: bool,
 }
 
-/// Builds the JSON body of an `/api/chat` call.
-pub(crate) fn encode_request(request: &ModelRequest, opts: &EncodeOptions<'_>) -> Value {
-    let model = request.model.as_deref().unwrap_or(opts.model);
-    let mut body = Map::new();
-    body.insert("model".into(), json!(model));
-
+/// Builds the body of an `/api/chat` call.
+pub(crate) fn encode_request<'a>(request: &'a ModelRequest, opts: &EncodeOptions<'a>) -> Body<'a> {
+    let typed = request.options.get::<OllamaOptions>();
     let answered = answer_unanswered_tool_calls(&request.messages);
-    let rendered = render_reminders(&answered, &ReminderStyle::UserText);
-    let mut messages = Vec::new();
-    if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
-        messages.push(json!({"role": "system", "content": system}));
-    }
-    let mut tool_names: HashMap<&str, &str> = HashMap::new();
-    for m in rendered.iter() {
-        for call in m.tool_uses() {
-            tool_names.insert(&call.id, &call.name);
-        }
-    }
-    for m in rendered.iter() {
-        encode_message(m, &tool_names, &mut messages);
-    }
-    body.insert("messages".into(), Value::Array(messages));
-
+    // A copy only when reminders were rendered (or calls answered).
+    let rendered = match render_reminders(&answered, &ReminderStyle::UserText) {
+        Cow::Owned(rendered) => Some(rendered),
+        Cow::Borrowed(_) => None,
+    };
+    let messages = Messages {
+        system: request.system.as_deref().filter(|s| !s.is_empty()),
+        messages: rendered.map_or(answered, Cow::Owned),
+    };
     // Ollama has no tool_choice: `None` is honoured by not offering the tools.
     let offer_tools = !matches!(request.tool_choice, Some(ToolChoice::None));
-    let tools: Vec<Value> =
-        request.tools.iter().filter(|t| t.native_type.is_none()).map(encode_tool).collect();
-    if offer_tools && !tools.is_empty() {
-        body.insert("tools".into(), Value::Array(tools));
-    }
-    body.insert("stream".into(), Value::Bool(opts.stream));
-    if let Some(think) = encode_think(request) {
-        body.insert("think".into(), think);
-    }
-    match &request.response_format {
-        Some(ResponseFormat::JsonObject) => {
-            body.insert("format".into(), json!("json"));
-        }
-        Some(ResponseFormat::JsonSchema { schema, .. }) => {
-            body.insert("format".into(), schema.clone());
-        }
-        _ => {}
-    }
-
-    let mut options = Map::new();
-    if let Some(n) = opts.num_ctx {
-        options.insert("num_ctx".into(), json!(n));
-    }
-    if let Some(n) = request.max_tokens {
-        options.insert("num_predict".into(), json!(n));
-    }
+    let tools = if offer_tools {
+        request.tools.iter().filter(|t| t.native_type.is_none()).map(encode_tool).collect()
+    } else {
+        Vec::new()
+    };
+    let format = match &request.response_format {
+        Some(ResponseFormat::JsonObject) => Some(Format::Json("json")),
+        Some(ResponseFormat::JsonSchema { schema, .. }) => Some(Format::Schema(schema)),
+        _ => None,
+    };
+    let mut options = Vec::new();
+    let num_ctx = typed.and_then(|o| o.num_ctx).or(opts.num_ctx);
+    let unsigned = |n: Option<u32>| n.map(|n| OptionValue::Unsigned(u64::from(n)));
     for (key, value) in [
-        ("temperature", request.temperature),
-        ("top_p", request.top_p),
-        ("presence_penalty", request.presence_penalty),
-        ("frequency_penalty", request.frequency_penalty),
+        ("num_ctx", unsigned(num_ctx)),
+        ("num_predict", unsigned(request.max_tokens)),
+        ("temperature", request.temperature.map(OptionValue::Float)),
+        ("top_p", request.top_p.map(OptionValue::Float)),
+        ("presence_penalty", request.presence_penalty.map(OptionValue::Float)),
+        ("frequency_penalty", request.frequency_penalty.map(OptionValue::Float)),
+        ("top_k", unsigned(typed.and_then(|o| o.top_k))),
+        ("seed", typed.and_then(|o| o.seed).map(OptionValue::Signed)),
     ] {
         if let Some(v) = value {
-            options.insert(key.into(), json!(v));
+            options.push((key, v));
         }
     }
     if !request.stop_sequences.is_empty() {
-        options.insert("stop".into(), json!(request.stop_sequences));
+        options.push(("stop", OptionValue::Strings(&request.stop_sequences)));
     }
-    if let Some(keep_alive) = opts.keep_alive {
-        body.insert("keep_alive".into(), json!(keep_alive));
-    }
+    let mut extra = Vec::new();
     for (k, v) in &request.provider_options {
         match (k.as_str(), v) {
-            ("options", Value::Object(extra)) => options.extend(extra.clone()),
-            (key, _) if OPTION_KEYS.contains(&key) => {
-                options.insert(k.clone(), v.clone());
+            ("options", Value::Object(more)) => {
+                for (k, v) in more {
+                    set_option(&mut options, k, OptionValue::Raw(v));
+                }
             }
-            _ => {
-                body.insert(k.clone(), v.clone());
-            }
+            // Not an object: the options this crate sets win, as they always did.
+            ("options", _) => {}
+            (key, _) if OPTION_KEYS.contains(&key) => set_option(&mut options, key, OptionValue::Raw(v)),
+            (key, _) => extra.push((key, v)),
         }
     }
-    if !options.is_empty() {
-        body.insert("options".into(), Value::Object(options));
+    Body {
+        model: request.model.as_deref().unwrap_or(opts.model),
+        messages,
+        tools,
+        stream: opts.stream,
+        think: encode_think(request),
+        format,
+        keep_alive: typed.and_then(|o| o.keep_alive.as_deref()).or(opts.keep_alive),
+        options,
+        extra,
     }
-    Value::Object(body)
 }
 
 /// `think`: `false` when reasoning is off, a level for an effort, `true` for budgets and
 /// adaptive thinking; absent (the model's default) when the request says nothing.
-fn encode_think(request: &ModelRequest) -> Option<Value> {
+fn encode_think(request: &ModelRequest) -> Option<Think> {
     let r = request.reasoning.as_ref()?;
     if r.thinking == Some(ThinkingMode::Disabled) {
-        return Some(json!(false));
+        return Some(Think::Switch(false));
     }
     match r.effort {
-        Some(ReasoningEffort::None) => Some(json!(false)),
-        Some(ReasoningEffort::Minimal | ReasoningEffort::Low) => Some(json!("low")),
-        Some(ReasoningEffort::Medium) => Some(json!("medium")),
-        Some(_) => Some(json!("high")),
-        None if r.thinking.is_some() || r.budget_tokens.is_some() => Some(json!(true)),
+        Some(ReasoningEffort::None) => Some(Think::Switch(false)),
+        Some(ReasoningEffort::Minimal | ReasoningEffort::Low) => Some(Think::Level("low")),
+        Some(ReasoningEffort::Medium) => Some(Think::Level("medium")),
+        Some(_) => Some(Think::Level("high")),
+        None if r.thinking.is_some() || r.budget_tokens.is_some() => Some(Think::Switch(true)),
         None => None,
     }
 }
 
-fn encode_tool(tool: &ToolDefinition) -> Value {
-    let mut function = Map::new();
-    function.insert("name".into(), json!(tool.name));
-    if !tool.description.is_empty() {
-        function.insert("description".into(), json!(tool.description));
+fn encode_tool(tool: &ToolDefinition) -> ToolOut<'_> {
+    ToolOut {
+        kind: "function",
+        function: FunctionDecl {
+            name: &tool.name,
+            description: &tool.description,
+            parameters: &tool.input_schema,
+        },
     }
-    function.insert("parameters".into(), tool.input_schema.clone());
-    json!({"type": "function", "function": function})
+}
+
+/// `messages`: the system prompt and the history, written when the body is serialized.
+#[derive(Debug)]
+pub(crate) struct Messages<'a> {
+    system: Option<&'a str>,
+    messages: Cow<'a, [Message]>,
+}
+
+impl Serialize for Messages<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut tool_names: HashMap<&str, &str> = HashMap::new();
+        for m in self.messages.iter() {
+            for call in m.tool_uses() {
+                tool_names.insert(&call.id, &call.name);
+            }
+        }
+        let mut out = Vec::with_capacity(self.messages.len() + 1);
+        if let Some(system) = self.system {
+            out.push(MessageOut { role: "system", content: Cow::Borrowed(system), ..empty("system") });
+        }
+        for m in self.messages.iter() {
+            encode_message(m, &tool_names, &mut out);
+        }
+        out.serialize(s)
+    }
+}
+
+fn empty<'b>(role: &'static str) -> MessageOut<'b> {
+    MessageOut {
+        role,
+        content: Cow::Borrowed(""),
+        thinking: None,
+        images: Vec::new(),
+        tool_calls: Vec::new(),
+        tool_name: None,
+    }
 }
 
 /// The base64 payload of an image Ollama can take; `None` for URLs and file ids, which
@@ -177,57 +211,66 @@ fn image_data(source: &MediaSource) -> Option<&str> {
     }
 }
 
-/// Appends the text of a block Ollama cannot take as such (a note for unfetchable media).
-fn lossy_note(block: &Content) -> Option<String> {
+/// The text of a block Ollama cannot take as such (a note for unfetchable media).
+fn lossy_note(block: &Content) -> Option<Cow<'_, str>> {
     match block {
         Content::Image(i) => {
             tracing::debug!("Ollama takes only base64 images; sending a note instead");
-            Some(match &i.source {
+            Some(Cow::Owned(match &i.source {
                 MediaSource::Url { url } => format!("[image: {url}]"),
                 _ => "[image not sent: Ollama takes only inline images]".to_owned(),
-            })
+            }))
         }
-        Content::Document(d) => match &d.source {
-            MediaSource::Text { data, .. } => Some(data.clone()),
-            MediaSource::Url { url } => Some(format!("[document: {url}]")),
-            _ => Some("[document not sent: Ollama takes only text documents]".to_owned()),
-        },
+        Content::Document(d) => Some(match &d.source {
+            MediaSource::Text { data, .. } => Cow::Borrowed(data.as_str()),
+            MediaSource::Url { url } => Cow::Owned(format!("[document: {url}]")),
+            _ => Cow::Borrowed("[document not sent: Ollama takes only text documents]"),
+        }),
         _ => None,
     }
 }
 
-#[derive(Default)]
-struct Parts {
-    text: Vec<String>,
-    thinking: Vec<String>,
-    images: Vec<String>,
-    tool_calls: Vec<Value>,
+/// Pieces of text joined by newlines, borrowed when there is one.
+fn joined<'b>(mut pieces: Vec<Cow<'b, str>>) -> Cow<'b, str> {
+    match pieces.len() {
+        0 => Cow::Borrowed(""),
+        1 => pieces.remove(0),
+        _ => Cow::Owned(pieces.join("\n")),
+    }
 }
 
-impl Parts {
-    fn add(&mut self, block: &Content) {
+#[derive(Default)]
+struct Parts<'b> {
+    text: Vec<Cow<'b, str>>,
+    thinking: Vec<Cow<'b, str>>,
+    images: Vec<&'b str>,
+    tool_calls: Vec<CallOut<'b>>,
+}
+
+impl<'b> Parts<'b> {
+    fn add(&mut self, block: &'b Content) {
         match block {
-            Content::Text(t) => self.text.push(t.text.clone()),
+            Content::Text(t) => self.text.push(Cow::Borrowed(&t.text)),
             Content::Image(i) if image_data(&i.source).is_some() => {
-                self.images.extend(image_data(&i.source).map(str::to_owned));
+                self.images.extend(image_data(&i.source));
             }
-            Content::Thinking(t) if !t.thinking.is_empty() => self.thinking.push(t.thinking.clone()),
+            Content::Thinking(t) if !t.thinking.is_empty() => self.thinking.push(Cow::Borrowed(&t.thinking)),
             Content::ToolUse(call) => {
                 let arguments = match &call.input {
-                    Value::Object(_) => call.input.clone(),
+                    Value::Object(_) => Cow::Borrowed(&call.input),
                     Value::String(raw) => match serde_json::from_str::<Value>(raw) {
-                        Ok(v @ Value::Object(_)) => v,
-                        _ => json!({}),
+                        Ok(v @ Value::Object(_)) => Cow::Owned(v),
+                        _ => no_arguments(),
                     },
-                    _ => json!({}),
+                    _ => no_arguments(),
                 };
-                self.tool_calls.push(json!({"function": {"name": call.name, "arguments": arguments}}));
+                self.tool_calls.push(CallOut { function: CallFunction { name: &call.name, arguments } });
             }
             other => self.text.extend(lossy_note(other)),
         }
     }
 
-    fn into_message(self, role: &str) -> Option<Value> {
+    fn into_message(self, role: &'static str) -> Option<MessageOut<'b>> {
         if self.text.is_empty()
             && self.images.is_empty()
             && self.tool_calls.is_empty()
@@ -235,53 +278,38 @@ impl Parts {
         {
             return None;
         }
-        let mut m = Map::new();
-        m.insert("role".into(), json!(role));
-        // Empty fields are left out, as the `ollama` SDK does (the server reads them as empty).
-        let text = self.text.join("\n");
-        if !text.is_empty() {
-            m.insert("content".into(), json!(text));
-        }
-        if !self.thinking.is_empty() {
-            m.insert("thinking".into(), json!(self.thinking.join("\n")));
-        }
-        if !self.images.is_empty() {
-            m.insert("images".into(), json!(self.images));
-        }
-        if !self.tool_calls.is_empty() {
-            m.insert("tool_calls".into(), Value::Array(self.tool_calls));
-        }
-        Some(Value::Object(m))
+        let thinking = (!self.thinking.is_empty()).then(|| joined(self.thinking));
+        Some(MessageOut {
+            content: joined(self.text),
+            thinking,
+            images: self.images,
+            tool_calls: self.tool_calls,
+            ..empty(role)
+        })
     }
 }
 
-fn tool_message(result: &ToolResultContent, tool_names: &HashMap<&str, &str>) -> Value {
+fn tool_message<'b>(result: &'b ToolResultContent, tool_names: &HashMap<&str, &'b str>) -> MessageOut<'b> {
     let mut parts = Parts::default();
     for block in &result.content {
         parts.add(block);
     }
-    let mut text = parts.text.join("\n");
+    let mut content = joined(parts.text);
     if result.is_error {
-        text = format!("Error: {text}");
+        content = Cow::Owned(format!("Error: {content}"));
     }
-    let mut m = Map::new();
-    m.insert("role".into(), json!("tool"));
-    if !text.is_empty() {
-        m.insert("content".into(), json!(text));
+    MessageOut {
+        content,
+        images: parts.images,
+        tool_name: tool_names.get(result.tool_use_id.as_str()).copied(),
+        ..empty("tool")
     }
-    if !parts.images.is_empty() {
-        m.insert("images".into(), json!(parts.images));
-    }
-    if let Some(name) = tool_names.get(result.tool_use_id.as_str()) {
-        m.insert("tool_name".into(), json!(name));
-    }
-    Value::Object(m)
 }
 
 /// One history message → one or more Ollama messages (tool results become `tool` messages,
 /// in order, around the user's other blocks). Server-tool and redacted blocks, which another
 /// provider made and only it can replay, are dropped.
-fn encode_message(m: &Message, tool_names: &HashMap<&str, &str>, out: &mut Vec<Value>) {
+fn encode_message<'b>(m: &'b Message, tool_names: &HashMap<&str, &'b str>, out: &mut Vec<MessageOut<'b>>) {
     let role = match &m.role {
         Role::Assistant => "assistant",
         Role::System | Role::Developer => "system",
@@ -310,12 +338,11 @@ fn encode_message(m: &Message, tool_names: &HashMap<&str, &str>, out: &mut Vec<V
 mod tests {
     use super::*;
     use dive_core::Reasoning;
+    use serde_json::json;
 
     fn body(request: &ModelRequest) -> Value {
-        encode_request(
-            request,
-            &EncodeOptions { model: "m", num_ctx: Some(8192), keep_alive: None, stream: true },
-        )
+        let opts = EncodeOptions { model: "m", num_ctx: Some(8192), keep_alive: None, stream: true };
+        serde_json::to_value(encode_request(request, &opts)).unwrap()
     }
 
     #[test]

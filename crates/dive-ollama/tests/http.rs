@@ -10,7 +10,7 @@ use dive_core::{
     Content, FunctionTool, Llm, LlmError, LlmErrorKind, Message, ModelRequest, ModelResponse,
     ResponseAccumulator, ToolError,
 };
-use dive_ollama::Ollama;
+use dive_ollama::{Ollama, OllamaBuilderExt};
 use dive_provider::{ProviderError, RetryPolicy};
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -311,4 +311,35 @@ async fn an_api_key_is_sent_as_bearer_and_never_leaks() {
     assert!(!shown.contains(KEY), "{shown}");
     assert!(shown.contains("[redacted]"));
     assert_eq!(server.received_requests().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_host_without_scheme_is_read_as_ollama_reads_it() {
+    let server = MockServer::start().await;
+    mount_sequence(&server, vec![whole("hi")]).await;
+    // `OLLAMA_HOST=127.0.0.1:PORT`: no scheme means http.
+    let host = server.uri().trim_start_matches("http://").to_owned();
+    let llm = Ollama::builder().host(&host).build().unwrap();
+    assert_eq!(llm.base_url(), server.uri());
+    let r = llm.generate(ModelRequest::new(vec![Message::user("hi")])).await.unwrap();
+    assert_eq!(r.text_content(), "hi");
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct GeminiOnly;
+
+impl dive_core::ProviderOption for GeminiOnly {
+    const PROVIDER: &'static str = "google";
+    const NAME: &'static str = "GeminiOnly";
+}
+
+#[tokio::test]
+async fn an_option_ollama_cannot_honour_is_refused_before_sending() {
+    let server = MockServer::start().await;
+    let llm = Ollama::builder().host(server.uri()).build().unwrap();
+    let request = ModelRequest::new(vec![Message::user("hi")]).with_option(GeminiOnly);
+    let e = llm.generate(request).await.unwrap_err();
+    assert_eq!(e.kind, LlmErrorKind::InvalidRequest);
+    assert!(e.message.contains("GeminiOnly (an option of the google provider)"), "{}", e.message);
+    assert!(server.received_requests().await.unwrap().is_empty());
 }

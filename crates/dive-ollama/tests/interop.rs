@@ -16,7 +16,8 @@ use dive_core::{
     ResponseAccumulator, ResponseFormat, Role, ThinkingContent, ToolChoice, ToolDefinition,
     ToolResultContent,
 };
-use dive_ollama::{Ollama, OllamaEvents, decode_ndjson};
+use dive_ollama::{Ollama, OllamaBuilderExt, OllamaOptions, events};
+use dive_provider::decode_ndjson;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
@@ -71,6 +72,13 @@ fn matrix() -> Vec<(&'static str, Ollama, ModelRequest)> {
     let tuned =
         Ollama::builder().host("http://127.0.0.1:9").num_ctx(32_768).keep_alive("10m").build().unwrap();
     cases.push(("system_options_keep_alive", tuned, r));
+
+    // Typed Ollama options win over the provider's settings.
+    let tuned = Ollama::builder().host("http://127.0.0.1:9").num_ctx(4096).keep_alive("1m").build().unwrap();
+    let r = ModelRequest::new(vec![Message::user("Hello")]).with_option(
+        OllamaOptions::default().with_num_ctx(65_536).with_keep_alive("-1").with_seed(3).with_top_k(40),
+    );
+    cases.push(("typed_options", tuned, r));
 
     for (name, choice) in [("tools_auto", Some(ToolChoice::Auto)), ("tools_none", Some(ToolChoice::None))] {
         let mut r =
@@ -174,7 +182,7 @@ fn request_bodies_are_what_the_official_sdk_sends() {
     let mut written = 0;
     for (name, client, request) in matrix() {
         for stream in [false, true] {
-            let body = client.request_body(&request, stream);
+            let body = client.request_body(&request, stream).unwrap();
             let file = dir.path().join(format!("{name}.{}.json", if stream { "stream" } else { "whole" }));
             std::fs::write(&file, serde_json::to_vec_pretty(&body).unwrap()).unwrap();
             if let Ok(keep) = std::env::var("DIVE_KEEP_BODIES") {
@@ -197,6 +205,22 @@ fn request_bodies_are_what_the_official_sdk_sends() {
     assert!(report.contains(&format!("{written} valid, 0 invalid")), "{report}");
 }
 
+#[test]
+fn typed_options_and_free_form_options_land_where_ollama_reads_them() {
+    let bodies: std::collections::HashMap<&str, Value> =
+        matrix().into_iter().map(|(n, c, r)| (n, c.request_body(&r, true).unwrap())).collect();
+    let typed = &bodies["typed_options"];
+    assert_eq!(typed["options"], json!({"num_ctx": 65_536, "seed": 3, "top_k": 40}));
+    assert_eq!(typed["keep_alive"], "-1");
+    let free = &bodies["system_options_keep_alive"];
+    assert_eq!(
+        free["options"],
+        json!({"num_ctx": 32_768, "num_predict": 256, "temperature": 0.3, "top_p": 0.9, "presence_penalty": 0.1,
+               "frequency_penalty": 0.2, "stop": ["END"], "seed": 42, "top_k": 20, "repeat_penalty": 1.1})
+    );
+    assert_eq!((free["keep_alive"].as_str(), free["stream"].as_bool()), (Some("10m"), Some(true)));
+}
+
 /// What the Rust decoder makes of a fixture fed in 29-byte chunks (splitting lines and UTF-8
 /// characters).
 fn decode_fixture(name: &str) -> (ResponseAccumulator, Option<dive_provider::ProviderError>) {
@@ -204,7 +228,7 @@ fn decode_fixture(name: &str) -> (ResponseAccumulator, Option<dive_provider::Pro
     let chunks: Vec<Result<Bytes, std::io::Error>> =
         bytes.chunks(29).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
     let lines = decode_ndjson("ollama", futures::stream::iter(chunks));
-    let mut events = OllamaEvents::new(Box::pin(lines), None);
+    let mut events = events(Box::pin(lines), None);
     let mut acc = ResponseAccumulator::new();
     let mut error = None;
     futures::executor::block_on(async {

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use dive_core::{Content, Llm, Message, ModelRequest};
-use dive_ollama::Ollama;
+use dive_ollama::{Ollama, OllamaBuilderExt};
 use serde_json::Value;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};

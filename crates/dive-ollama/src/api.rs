@@ -1,0 +1,138 @@
+//! [`Chat`]: Ollama's `/api/chat` as a [`WireFormat`] on the generic provider, the vendor
+//! facts ([`VENDOR`]) and the [`Ollama`] provider type.
+
+use dive_core::{LlmErrorKind, ModelRequest, ModelResponse};
+use dive_provider::{CallContext, Encoded, HttpProvider, ProviderBuilder, ProviderError, Vendor, WireFormat};
+use serde_json::Value;
+
+use crate::PROVIDER;
+use crate::body::Body;
+use crate::catalog::{DEFAULT_MODEL, model_info};
+use crate::decode::decode_response;
+use crate::encode::{EncodeOptions, encode_request};
+use crate::host::{DEFAULT_HOST, parse_host};
+use crate::response::{Line, line_error_of};
+use crate::stream::{ChatMapper, line_error};
+
+/// What Ollama is: a local server (no key needed; `OLLAMA_API_KEY`, when set, is sent as a
+/// bearer token for Ollama's hosted service), `OLLAMA_HOST` (read as the `ollama` CLI reads
+/// it, see [`parse_host`]), the default model and the catalog. `from_env()` reads these
+/// variables; `build()` reads none.
+pub const VENDOR: Vendor = Vendor::new(PROVIDER, DEFAULT_HOST, DEFAULT_MODEL, model_info)
+    .with_api_key_vars(&["OLLAMA_API_KEY"])
+    .with_base_url_var("OLLAMA_HOST")
+    .key_optional();
+
+/// Ollama's `/api/chat` as an [`Llm`](dive_core::Llm): the generic provider over [`Chat`].
+/// `Debug` never shows the API key (used only with Ollama's hosted service).
+///
+/// ```no_run
+/// use dive_ollama::Ollama;
+/// use dive_core::{Llm, Message, ModelRequest};
+/// # async fn run() -> Result<(), dive_core::LlmError> {
+/// let llm = Ollama::from_env()?; // OLLAMA_HOST, default http://localhost:11434
+/// let reply = llm.generate(ModelRequest::new(vec![Message::user("Hello")])).await?;
+/// println!("{}", reply.text_content());
+/// # Ok(()) }
+/// ```
+pub type Ollama = HttpProvider<Chat>;
+
+/// Builds an [`Ollama`]: `Ollama::builder()` (nothing read from the environment) or
+/// `Ollama::builder_from_env()`. [`OllamaBuilderExt`] adds the host, `num_ctx` and
+/// `keep_alive`.
+pub type OllamaBuilder = ProviderBuilder<Chat>;
+
+/// The `/api/chat` wire format: how a [`ModelRequest`] becomes a body, and how whole
+/// responses, NDJSON streams and error lines are read. The key, when one is set, is sent as
+/// `Authorization: Bearer`.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Chat {
+    /// The context window Ollama allocates (`options.num_ctx`) unless a request's
+    /// [`OllamaOptions`](crate::OllamaOptions) says otherwise.
+    pub num_ctx: Option<u32>,
+    /// How long the server keeps the model loaded after a call (`keep_alive`).
+    pub keep_alive: Option<String>,
+}
+
+/// The Ollama-only builder settings.
+pub trait OllamaBuilderExt {
+    /// The server, e.g. `http://localhost:11434` or `gpu-box:11434` (see [`parse_host`]);
+    /// the same as `base_url`.
+    #[must_use]
+    fn host(self, host: impl Into<String>) -> Self;
+
+    /// The context window Ollama allocates (`options.num_ctx`); Ollama's own default is
+    /// small (4096 tokens in most versions), too small for agents with tools.
+    #[must_use]
+    fn num_ctx(self, tokens: u32) -> Self;
+
+    /// How long the server keeps the model loaded after a call (`"5m"`, `"1h"`, `"-1"`).
+    #[must_use]
+    fn keep_alive(self, duration: impl Into<String>) -> Self;
+}
+
+impl OllamaBuilderExt for OllamaBuilder {
+    fn host(self, host: impl Into<String>) -> Self {
+        self.base_url(host)
+    }
+
+    fn num_ctx(self, tokens: u32) -> Self {
+        self.map_wire(|w| w.num_ctx = Some(tokens))
+    }
+
+    fn keep_alive(self, duration: impl Into<String>) -> Self {
+        let duration = duration.into();
+        self.map_wire(|w| w.keep_alive = Some(duration))
+    }
+}
+
+impl WireFormat for Chat {
+    type Body<'a> = Body<'a>;
+    type Mapper = ChatMapper;
+
+    fn vendor(&self) -> &Vendor {
+        &VENDOR
+    }
+
+    fn encode<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        call: &CallContext<'a>,
+    ) -> Result<Encoded<Body<'a>>, ProviderError> {
+        request
+            .options
+            .refuse_foreign(PROVIDER, |_| false)
+            .map_err(|e| ProviderError::new(PROVIDER, LlmErrorKind::InvalidRequest, e.message))?;
+        let opts = EncodeOptions {
+            model: call.model,
+            num_ctx: self.num_ctx,
+            keep_alive: self.keep_alive.as_deref(),
+            stream: call.stream,
+        };
+        Ok(Encoded::new(encode_request(request, &opts)))
+    }
+
+    fn path(&self, _encoded: &Encoded<Body<'_>>, _call: &CallContext<'_>) -> String {
+        "/api/chat".to_owned()
+    }
+
+    fn base_url(&self, url: &str) -> String {
+        parse_host(url)
+    }
+
+    fn decode(&self, body: &[u8], _call: &CallContext<'_>) -> Result<ModelResponse, ProviderError> {
+        let decode_error = |e: serde_json::Error| {
+            ProviderError::new(PROVIDER, LlmErrorKind::Decode, format!("response is not JSON: {e}"))
+        };
+        let v: Value = serde_json::from_slice(body).map_err(decode_error)?;
+        if let Some(error) = line_error_of(&v) {
+            return Err(line_error(error));
+        }
+        Ok(decode_response(&v, Line::read(&v).map_err(decode_error)?))
+    }
+
+    fn mapper(&self, _call: &CallContext<'_>) -> ChatMapper {
+        ChatMapper::new()
+    }
+}
