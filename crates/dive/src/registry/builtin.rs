@@ -160,7 +160,7 @@ fn ollama() -> Registration {
         &["llama", "codellama", "mixtral", "gemma", "glm-", "gpt-oss", "minimax-", "qwen", "phi", "deepseek"];
     #[cfg(feature = "ollama")]
     let r = Registration::new("ollama", |model, options| {
-        Ok(Arc::new(configured!(dive_ollama::Ollama::builder().model(model), options).build()?))
+        Ok(Arc::new(configured!(dive_ollama::Ollama::builder_from_env().model(model), options).build()?))
     })
     .with_base_url_env("OLLAMA_HOST")
     .with_default_model(dive_ollama::DEFAULT_MODEL)
