@@ -1,0 +1,166 @@
+//! The provider framework on its own: a toy wire format over NDJSON, written the way a
+//! downstream provider author would, passes the provider conformance suite through the
+//! generic `HttpProvider` (default Bearer auth, NDJSON framing, a mapper's own end check).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::VecDeque;
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use dive_core::{
+    Content, ContentDelta, LlmErrorKind, MessageDelta, ModelInfo, ModelRequest, ModelResponse, Pricing,
+    StreamEvent, Usage,
+};
+use dive_provider::{
+    CallContext, Encoded, HttpProvider, ProviderError, RetryPolicy, StreamMapper, Vendor, WireFormat,
+};
+use dive_test::provider::{CannedReplies, ProviderSetup, provider_conformance};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+static MODELS: LazyLock<Vec<ModelInfo>> = LazyLock::new(|| {
+    let mut m = ModelInfo::new("toy-1", "toy", 100_000, 8_000);
+    m.pricing = Some(Pricing::new(1.0, 2.0));
+    vec![m]
+});
+
+fn catalog(model: &str) -> Option<&'static ModelInfo> {
+    MODELS.iter().find(|m| m.id == model)
+}
+
+const VENDOR: Vendor = Vendor::new("toy", "http://toy.invalid", "toy-1", catalog)
+    .with_api_key_vars(&["TOY_API_KEY"])
+    .with_base_url_var("TOY_BASE_URL");
+
+#[derive(Debug, Clone, Default)]
+struct Toy;
+
+#[derive(Serialize)]
+struct ToyBody<'a> {
+    model: &'a str,
+    prompt: String,
+    stream: bool,
+}
+
+fn usage(v: &Value) -> Usage {
+    Usage::new(v["in"].as_u64().unwrap_or(0), v["out"].as_u64().unwrap_or(0))
+}
+
+/// Lines: `{"text": …}` pieces, then `{"done": true, "in": …, "out": …}`; `{"error": …}`.
+#[derive(Debug, Default)]
+struct ToyMapper {
+    started: bool,
+    done: bool,
+}
+
+impl StreamMapper for ToyMapper {
+    type Frame = Value;
+
+    fn map(&mut self, line: Value, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if line.get("error").is_some() {
+            return Err(ProviderError::from_stream_error(
+                "toy",
+                &json!({"error": {"type": line["error"], "message": "toy error"}}),
+            ));
+        }
+        if !self.started {
+            self.started = true;
+            out.push_back(StreamEvent::MessageStart { message: ModelResponse::default() });
+            out.push_back(StreamEvent::ContentBlockStart { index: 0, content_block: Content::text("") });
+        }
+        if let Some(text) = line["text"].as_str() {
+            let delta = ContentDelta::TextDelta { text: text.to_owned() };
+            out.push_back(StreamEvent::ContentBlockDelta { index: 0, delta });
+        }
+        if line["done"] == true {
+            self.done = true;
+            let mut delta = MessageDelta::default();
+            delta.stop_reason = Some("stop".into());
+            out.push_back(StreamEvent::ContentBlockStop { index: 0 });
+            out.push_back(StreamEvent::MessageDelta { delta, usage: Some(usage(&line)) });
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if self.done {
+            out.push_back(StreamEvent::MessageStop);
+        }
+        Ok(())
+    }
+
+    fn end_marker(&self) -> &'static str {
+        "its done line"
+    }
+}
+
+impl WireFormat for Toy {
+    type Body<'a> = ToyBody<'a>;
+    type Mapper = ToyMapper;
+
+    fn vendor(&self) -> &Vendor {
+        &VENDOR
+    }
+
+    fn encode<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        call: &CallContext<'a>,
+    ) -> Result<Encoded<ToyBody<'a>>, ProviderError> {
+        let prompt = request.messages.iter().map(dive_core::Message::text).collect();
+        Ok(Encoded::new(ToyBody { model: call.model, prompt, stream: call.stream }))
+    }
+
+    fn path(&self, _encoded: &Encoded<ToyBody<'_>>, call: &CallContext<'_>) -> String {
+        if call.stream { "/stream".into() } else { "/generate".into() }
+    }
+
+    fn decode(&self, body: &[u8], _call: &CallContext<'_>) -> Result<ModelResponse, ProviderError> {
+        let v: Value = serde_json::from_slice(body)
+            .map_err(|e| ProviderError::new("toy", LlmErrorKind::Decode, e.to_string()))?;
+        let mut r = ModelResponse::text(v["text"].as_str().unwrap_or_default());
+        r.usage = usage(&v);
+        Ok(r)
+    }
+
+    fn mapper(&self, _call: &CallContext<'_>) -> ToyMapper {
+        ToyMapper::default()
+    }
+}
+
+type ToyProvider = HttpProvider<Toy>;
+
+fn make(setup: &ProviderSetup<'_>) -> ToyProvider {
+    ToyProvider::builder()
+        .api_key(setup.api_key)
+        .base_url(setup.base_url)
+        .retry_policy(RetryPolicy::default().with_base_delay(Duration::from_millis(2)).with_jitter(0.0))
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_toy_ndjson_wire_format_passes_the_provider_conformance_suite() {
+    let stream = "{\"text\":\"do\"}\n{\"text\":\"ne\"}\n{\"done\":true,\"in\":1000,\"out\":100}\n";
+    let reply = br#"{"text":"done","in":1000,"out":100}"#.to_vec();
+    let mut canned = CannedReplies::new(reply, "done", (1000, 100));
+    canned.stream_content_type = "application/x-ndjson".into();
+    canned.stream = CannedReplies::ndjson_frames(stream);
+    canned.first_event_frames = 1;
+    canned.stream_error = (b"{\"error\":\"overloaded\"}\n".to_vec(), LlmErrorKind::Overloaded);
+    canned.priced = true;
+    let report = provider_conformance(make, canned).await;
+    assert_eq!(report.passed.len(), 9, "{report:?}");
+}
+
+#[test]
+fn a_missing_key_names_the_variable_and_from_env() {
+    let err = ToyProvider::builder().build().unwrap_err();
+    assert_eq!(err.kind, LlmErrorKind::Authentication);
+    assert_eq!(
+        err.message,
+        "no toy API key: call api_key on the builder, or build with from_env to read TOY_API_KEY"
+    );
+    let optional = HttpProvider::<Toy>::builder().api_key("k").build().unwrap();
+    assert_eq!((optional.base_url(), dive_core::Llm::model(&optional)), ("http://toy.invalid", "toy-1"));
+}
