@@ -184,7 +184,11 @@ async fn error_answers_are_typed_with_the_servers_message_and_retry_after() {
         body.len()
     ))
     .await;
-    let model = LineModel::new(&url, "line-1").unwrap().with_api_key(Secret::new("sk-line-123"));
+    // No retry here: what one error answer maps to (the conformance suite checks the retries).
+    let model = LineModel::new(&url, "line-1")
+        .unwrap()
+        .with_api_key(Secret::new("sk-line-123"))
+        .with_retries(0, std::time::Duration::ZERO);
     let err = model.generate(request(vec![Message::user("hi")])).await.unwrap_err();
     assert_eq!(err.kind, LlmErrorKind::RateLimited);
     assert_eq!(err.retry_after, Some(std::time::Duration::from_secs(7)));

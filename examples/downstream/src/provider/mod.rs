@@ -5,8 +5,10 @@
 //! calls answered (on a copy of the history), blocks it cannot send refused with a typed
 //! error, streaming only when it says it streams, a stream without its end line an
 //! `StreamInterrupted` error, the key redacted in `Debug`, every failure a typed
-//! [`LlmErrorKind`]. Retrying is the caller's choice: a rate-limit error carries the server's
-//! `Retry-After`.
+//! [`LlmErrorKind`]. A retryable failure (rate limit, overload, 5xx, a broken connection) is
+//! retried, after the server's `Retry-After` when it sent one; a stream only until its first
+//! event, so no output is ever duplicated. It passes `dive-test`'s provider conformance
+//! suite (`tests/provider_conformance.rs`).
 
 mod http;
 pub mod wire;
@@ -15,6 +17,9 @@ use dive_core::{
     BoxFuture, Content, ContentDelta, EventStream, Llm, LlmError, LlmErrorKind, MessageDelta, ModelRequest,
     ModelResponse, Secret, StreamEvent, ToolUse, serde_json,
 };
+use std::future::Future;
+use std::time::Duration;
+
 use futures_util::StreamExt;
 use tokio::io::AsyncBufReadExt;
 
@@ -24,12 +29,20 @@ use self::wire::Line;
 /// The path the server answers on.
 const CHAT_PATH: &str = "/v1/chat";
 
+/// Retries of a retryable failure, by default.
+const DEFAULT_RETRIES: u32 = 2;
+
+/// The first retry's delay when the server sent no `Retry-After`; doubled each retry.
+const DEFAULT_RETRY_DELAY: Duration = Duration::from_millis(500);
+
 /// A model on a server speaking the line protocol.
 #[derive(Debug, Clone)]
 pub struct LineModel {
     endpoint: Endpoint,
     model: String,
     key: Option<Secret>,
+    retries: u32,
+    retry_delay: Duration,
 }
 
 impl LineModel {
@@ -38,7 +51,13 @@ impl LineModel {
     /// # Errors
     /// `InvalidRequest` when `base_url` is not `http://host:port`.
     pub fn new(base_url: &str, model: impl Into<String>) -> Result<Self, LlmError> {
-        Ok(Self { endpoint: Endpoint::parse(base_url)?, model: model.into(), key: None })
+        Ok(Self {
+            endpoint: Endpoint::parse(base_url)?,
+            model: model.into(),
+            key: None,
+            retries: DEFAULT_RETRIES,
+            retry_delay: DEFAULT_RETRY_DELAY,
+        })
     }
 
     /// Sends `key` as a bearer token (redacted in `Debug` and errors).
@@ -46,6 +65,53 @@ impl LineModel {
     pub fn with_api_key(mut self, key: Secret) -> Self {
         self.key = Some(key);
         self
+    }
+
+    /// Retries a retryable failure up to `retries` times, the first after `delay` (doubled
+    /// each time) unless the server said when with `Retry-After`.
+    #[must_use]
+    pub fn with_retries(mut self, retries: u32, delay: Duration) -> Self {
+        self.retries = retries;
+        self.retry_delay = delay;
+        self
+    }
+
+    /// Runs `attempt` until it succeeds, fails for good, or the retries are spent.
+    async fn retrying<T, Fut: Future<Output = Result<T, LlmError>>>(
+        &self,
+        attempt: impl Fn() -> Fut,
+    ) -> Result<T, LlmError> {
+        let mut tries = 0;
+        loop {
+            match attempt().await {
+                Err(e) if e.is_retryable() && tries < self.retries => {
+                    let backoff = self.retry_delay.saturating_mul(2u32.saturating_pow(tries));
+                    tokio::time::sleep(e.retry_after.unwrap_or(backoff)).await;
+                    tries += 1;
+                }
+                result => return result,
+            }
+        }
+    }
+
+    /// Opens a stream and reads it up to its first events: a failure before any event is an
+    /// error of the attempt (so it is retried), one after it ends the stream.
+    async fn open_stream(&self, request: &ModelRequest) -> Result<EventStream, LlmError> {
+        let response = self.send(request, true).await?;
+        let state = StreamState {
+            body: Some(response),
+            mapper: Mapper::new(self.model.clone()),
+            key: self.key.clone(),
+        };
+        let Some((mut first, state)) = next_events(state).await else {
+            return Ok(Box::pin(futures_util::stream::empty()));
+        };
+        if first.first().is_some_and(Result::is_err) {
+            // The attempt failed before any event: its error is the attempt's (retried).
+            first.remove(0)?;
+        }
+        let rest = futures_util::stream::unfold(state, next_events).flat_map(futures_util::stream::iter);
+        Ok(Box::pin(futures_util::stream::iter(first).chain(rest)))
     }
 
     async fn send(&self, request: &ModelRequest, stream: bool) -> Result<Response, LlmError> {
@@ -59,7 +125,7 @@ impl LineModel {
         }
         let (status, retry_after) = (response.status, response.retry_after);
         let body = response.bytes().await?;
-        Err(wire::error(status, &body, retry_after))
+        Err(wire::error(status, &body, retry_after, self.key.as_ref()))
     }
 }
 
@@ -74,19 +140,16 @@ impl Llm for LineModel {
 
     fn generate(&self, request: ModelRequest) -> BoxFuture<'_, Result<ModelResponse, LlmError>> {
         Box::pin(async move {
-            let response = self.send(&request, false).await?;
-            wire::decode(&response.bytes().await?, &self.model)
+            self.retrying(|| async {
+                let response = self.send(&request, false).await?;
+                wire::decode(&response.bytes().await?, &self.model)
+            })
+            .await
         })
     }
 
     fn stream(&self, request: ModelRequest) -> BoxFuture<'_, Result<EventStream, LlmError>> {
-        Box::pin(async move {
-            let response = self.send(&request, true).await?;
-            let state = StreamState { body: Some(response), mapper: Mapper::new(self.model.clone()) };
-            let events =
-                futures_util::stream::unfold(state, next_events).flat_map(futures_util::stream::iter);
-            Ok(Box::pin(events) as EventStream)
-        })
+        Box::pin(async move { self.retrying(|| self.open_stream(&request)).await })
     }
 
     fn supports_streaming(&self) -> bool {
@@ -98,6 +161,7 @@ struct StreamState {
     /// `None` once the stream ended (its end line, an error, or a cut).
     body: Option<Response>,
     mapper: Mapper,
+    key: Option<Secret>,
 }
 
 /// Reads the next line and maps it to events; `None` after the last.
@@ -108,6 +172,15 @@ async fn next_events(mut state: StreamState) -> Option<(Vec<Result<StreamEvent, 
         line.clear();
         match response.body.read_line(&mut line).await {
             Err(e) => break vec![Err(network(e))],
+            // Closed before any event: nothing reached the caller, so it is a failed
+            // connection (retried). After one: an interrupted stream (never retried).
+            Ok(0) if !state.mapper.started => {
+                break vec![Err(LlmError::new(
+                    LlmErrorKind::Network,
+                    "the model server closed the connection before the stream's first event",
+                )
+                .with_provider("line"))];
+            }
             Ok(0) => {
                 break vec![Err(LlmError::new(
                     LlmErrorKind::StreamInterrupted,
@@ -117,6 +190,9 @@ async fn next_events(mut state: StreamState) -> Option<(Vec<Result<StreamEvent, 
             }
             Ok(_) if line.trim().is_empty() => continue,
             Ok(_) => match wire::decode_line(line.trim()) {
+                Ok(Line::Error { kind, message }) => {
+                    break vec![Err(wire::stream_error(&kind, &message, state.key.as_ref()))];
+                }
                 Ok(parsed) => break state.mapper.map(parsed).into_iter().map(Ok).collect(),
                 Err(e) => break vec![Err(e)],
             },
@@ -184,6 +260,8 @@ impl Mapper {
                 });
                 events.push(StreamEvent::ContentBlockStop { index });
             }
+            // Handled before mapping: an error line ends the stream with its typed error.
+            Line::Error { .. } => {}
             Line::End { stop, usage } => {
                 self.close_text(&mut events);
                 events.push(StreamEvent::MessageDelta {

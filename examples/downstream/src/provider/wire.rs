@@ -6,15 +6,16 @@
 //! Response: `{"id", "text", "calls": [{"id", "name", "arguments"}], "stop", "usage":
 //! {"input", "output"}}`. A stream is NDJSON: `{"type": "start", "id"}`, `{"type": "text",
 //! "delta"}`, `{"type": "call", "id", "name", "arguments"}`, then `{"type": "end", "stop",
-//! "usage"}`; a stream without its `end` line was cut.
+//! "usage"}`; a stream without its `end` line was cut. `{"type": "error", "kind", "message"}`
+//! ends a stream with a typed error. An HTTP error's body is `{"error": "message"}`.
 
 use std::time::Duration;
 
 use dive_core::serde::{Deserialize, Serialize};
 use dive_core::serde_json::{self, Value};
 use dive_core::{
-    Content, LlmError, LlmErrorKind, Message, ModelRequest, ModelResponse, ReminderStyle, Role, ToolUse,
-    Usage, answer_unanswered_tool_calls, render_reminders,
+    Content, LlmError, LlmErrorKind, Message, ModelRequest, ModelResponse, ReminderStyle, Role, Secret,
+    ToolUse, Usage, answer_unanswered_tool_calls, redact, render_reminders,
 };
 
 /// The request body. Borrows from the request: nothing of the history is copied but text.
@@ -219,6 +220,30 @@ pub(crate) enum Line {
         #[serde(default)]
         usage: WireUsage,
     },
+    Error {
+        #[serde(default)]
+        kind: String,
+        #[serde(default)]
+        message: String,
+    },
+}
+
+/// An in-stream error line as a typed error (the server's message redacted of the key).
+pub(crate) fn stream_error(kind: &str, message: &str, key: Option<&Secret>) -> LlmError {
+    let kind = match kind {
+        "overloaded" => LlmErrorKind::Overloaded,
+        "rate_limited" => LlmErrorKind::RateLimited,
+        "server" => LlmErrorKind::Server,
+        "context_length" => LlmErrorKind::ContextOverflow,
+        "invalid_request" => LlmErrorKind::InvalidRequest,
+        _ => LlmErrorKind::Other,
+    };
+    LlmError::new(kind, format!("the model server's stream failed: {}", redacted(message, key)))
+        .with_provider("line")
+}
+
+fn redacted(text: &str, key: Option<&Secret>) -> String {
+    key.map_or_else(|| text.to_owned(), |key| redact(text, &[key]))
 }
 
 pub(crate) fn decode_line(line: &str) -> Result<Line, LlmError> {
@@ -231,9 +256,9 @@ fn decode_error(e: serde_json::Error) -> LlmError {
         .with_source(e)
 }
 
-/// A non-2xx answer as a typed error: the kind from the status, the server's message, and
-/// the `Retry-After` delay when it sent one.
-pub(crate) fn error(status: u16, body: &[u8], retry_after: Option<u64>) -> LlmError {
+/// A non-2xx answer as a typed error: the kind from the status, the server's message (the
+/// key redacted), and the `Retry-After` delay when it sent one.
+pub(crate) fn error(status: u16, body: &[u8], retry_after: Option<u64>, key: Option<&Secret>) -> LlmError {
     let kind = match status {
         400 => LlmErrorKind::InvalidRequest,
         401 => LlmErrorKind::Authentication,
@@ -248,6 +273,8 @@ pub(crate) fn error(status: u16, body: &[u8], retry_after: Option<u64>) -> LlmEr
         .ok()
         .and_then(|v| v["error"].as_str().map(str::to_owned))
         .unwrap_or_else(|| String::from_utf8_lossy(body).into_owned());
+    // A server may echo what it was sent, the key included: it never reaches an error.
+    let message = redacted(&message, key);
     let mut error = LlmError::new(kind, format!("the model server answered {status}: {message}"))
         .with_provider("line")
         .with_status(status);
