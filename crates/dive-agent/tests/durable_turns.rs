@@ -154,6 +154,29 @@ async fn a_guarded_resume_checks_turn_and_revision_first() {
 }
 
 #[tokio::test]
+async fn a_stateless_caller_cancels_the_suspension_it_kept() {
+    let model = ScriptedModel::new([calls(&[("c1", "echo", json!({"text": "a"})), ("q", "ask", json!({}))])]);
+    let agent = agent_with(&model).tool(echo("echo", Arc::default())).tool(ask_tool()).build().unwrap();
+    let first = agent.run("go").await.unwrap();
+    let state = first.suspension.clone().unwrap();
+    let cancelled = agent.run(RunInput::cancel_suspended_stateless(state)).await.unwrap();
+    assert_eq!(cancelled.status, TurnStatus::Incomplete);
+    let turn = cancelled.turn.unwrap();
+    assert_eq!(turn.id, first.turn.unwrap().id, "the kept suspension's turn is closed");
+    assert_eq!(turn.outcome.as_ref().unwrap().reason, OutcomeReason::Canceled);
+    assert_eq!(turn.persistence, Persistence::None);
+    let results = last_results(&turn.messages);
+    assert_eq!(results[0].1, "a");
+    assert!(results[1].1.starts_with("Unknown result"));
+    assert_eq!(model.requests().len(), 1, "no model call");
+    // Without a kept suspension and without a session there is nothing to cancel.
+    assert!(matches!(
+        agent.run(RunInput::cancel_suspended()).await,
+        Err(AgentError::Rejected(Rejection::NoSuspendedTurn))
+    ));
+}
+
+#[tokio::test]
 async fn cancelling_a_suspension_closes_it_without_a_model_call() {
     let session = Arc::new(MemorySession::new("cancel"));
     let model = ScriptedModel::new([calls(&[("c1", "echo", json!({"text": "a"})), ("q", "ask", json!({}))])]);
