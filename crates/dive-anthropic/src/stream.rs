@@ -100,12 +100,83 @@ enum Mapped {
     Skip,
 }
 
+/// The event's `type` alone (the rest of the object is skipped, not built).
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(rename = "type", default, borrow)]
+    kind: Option<Cow<'a, str>>,
+}
+
+/// `content_block_stop`.
+#[derive(Deserialize)]
+struct BlockStop {
+    index: usize,
+}
+
+/// `message_delta`: the stop fields, typed; `usage` stays JSON for [`decode_usage`], which
+/// reads every counter on its own (one odd field never loses the others).
+#[derive(Deserialize)]
+struct WireMessageDelta<'a> {
+    #[serde(default, borrow)]
+    delta: WireStop<'a>,
+    #[serde(default)]
+    usage: Option<Value>,
+}
+
+#[derive(Deserialize, Default)]
+struct WireStop<'a> {
+    #[serde(default, borrow)]
+    stop_reason: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    stop_sequence: Option<Cow<'a, str>>,
+    #[serde(default)]
+    stop_details: Option<Value>,
+}
+
+fn typed<'a, T: Deserialize<'a>>(event: &'a SseEvent) -> Result<T, ProviderError> {
+    serde_json::from_str(&event.data)
+        .map_err(|e| decode_error(format!("stream event {:?} does not match its type: {e}", event.event)))
+}
+
 fn map_raw(event: &SseEvent) -> Result<Mapped, ProviderError> {
     if event.event == "content_block_delta"
         && let Some(fast) = fast_delta(&event.data)
     {
         return Ok(Mapped::Event(fast));
     }
+    let envelope: Envelope<'_> = serde_json::from_str(&event.data)
+        .map_err(|e| decode_error(format!("stream event {:?} is not JSON: {e}", event.event)))?;
+    let kind = envelope.kind.as_deref().unwrap_or(&event.event);
+    // Typed events first; message and block bodies stay JSON, since a block this version
+    // cannot type is kept verbatim.
+    let out = match kind {
+        "content_block_stop" => {
+            let stop: BlockStop = typed(event)
+                .map_err(|_| decode_error("stream event without a content block index".into()))?;
+            StreamEvent::ContentBlockStop { index: stop.index }
+        }
+        "message_delta" => {
+            let d: WireMessageDelta<'_> = typed(event)?;
+            let mut delta = MessageDelta::default();
+            delta.stop_reason = d.delta.stop_reason.map(Cow::into_owned);
+            delta.stop_sequence = d.delta.stop_sequence.map(Cow::into_owned);
+            delta.stop_details = d.delta.stop_details.filter(|v| !v.is_null());
+            return Ok(Mapped::Delta(delta, d.usage.as_ref().map(decode_usage)));
+        }
+        "message_stop" => StreamEvent::MessageStop,
+        "ping" => StreamEvent::Ping,
+        "message_start" | "content_block_start" | "content_block_delta" | "error" => return map_json(event),
+        other => {
+            tracing::debug!(event = other, "skipping unknown Anthropic stream event");
+            return Ok(Mapped::Skip);
+        }
+    };
+    Ok(Mapped::Event(out))
+}
+
+/// The events whose bodies are kept as JSON: a message or block (verbatim when this version
+/// cannot type it), a delta the fast path did not take, an error object.
+fn map_json(event: &SseEvent) -> Result<Mapped, ProviderError> {
     let mut data: Value = serde_json::from_str(&event.data)
         .map_err(|e| decode_error(format!("stream event {:?} is not JSON: {e}", event.event)))?;
     let kind = data.get("type").and_then(Value::as_str).unwrap_or(&event.event).to_owned();
@@ -147,22 +218,7 @@ fn map_raw(event: &SseEvent) -> Result<Mapped, ProviderError> {
             };
             StreamEvent::ContentBlockDelta { index, delta }
         }
-        "content_block_stop" => StreamEvent::ContentBlockStop { index: index(&data)? },
-        "message_delta" => {
-            let d = data.get("delta").cloned().unwrap_or_default();
-            let mut delta = MessageDelta::default();
-            delta.stop_reason = d.get("stop_reason").and_then(Value::as_str).map(str::to_owned);
-            delta.stop_sequence = d.get("stop_sequence").and_then(Value::as_str).map(str::to_owned);
-            delta.stop_details = d.get("stop_details").filter(|v| !v.is_null()).cloned();
-            return Ok(Mapped::Delta(delta, data.get("usage").map(decode_usage)));
-        }
-        "message_stop" => StreamEvent::MessageStop,
-        "ping" => StreamEvent::Ping,
-        "error" => return Err(ProviderError::from_stream_error(PROVIDER, &data)),
-        other => {
-            tracing::debug!(event = other, "skipping unknown Anthropic stream event");
-            return Ok(Mapped::Skip);
-        }
+        _ => return Err(ProviderError::from_stream_error(PROVIDER, &data)),
     };
     Ok(Mapped::Event(out))
 }
@@ -379,6 +435,35 @@ mod tests {
         }
         let unknown = r#"{"type":"content_block_delta","index":0,"delta":{"type":"future_delta","x":1}}"#;
         assert_eq!(map_event(&sse("content_block_delta", unknown)).unwrap(), None);
+    }
+
+    #[test]
+    fn typed_events_read_stop_fields_and_fall_back_to_the_sse_name() {
+        let data = r#"{"delta":{"stop_reason":"pause_turn","stop_sequence":null,"stop_details":null},"usage":{"output_tokens":7}}"#;
+        let Some(StreamEvent::MessageDelta { delta, usage }) =
+            map_event(&sse("message_delta", data)).unwrap()
+        else {
+            panic!("a message_delta")
+        };
+        assert_eq!(
+            (delta.stop_reason.as_deref(), delta.stop_sequence, delta.stop_details),
+            (Some("pause_turn"), None, None)
+        );
+        assert_eq!(usage.map(|u| u.output_tokens), Some(7));
+        let stop = map_event(&sse("message", r#"{"type":"content_block_stop","index":4}"#)).unwrap();
+        assert_eq!(stop, Some(StreamEvent::ContentBlockStop { index: 4 }));
+        let e = map_event(&sse("content_block_stop", r#"{"type":"content_block_stop"}"#)).unwrap_err();
+        assert_eq!(
+            (e.kind, e.message.as_str()),
+            (LlmErrorKind::Decode, "stream event without a content block index")
+        );
+        let e = map_event(&sse(
+            "error",
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"busy"}}"#,
+        ))
+        .unwrap_err();
+        assert_eq!(e.kind, LlmErrorKind::Overloaded);
+        assert_eq!(map_event(&sse("future", r#"{"type":"future_event"}"#)).unwrap(), None);
     }
 
     fn run(events: &[(&str, &str)], pricing: Option<Pricing>) -> dive_core::ModelResponse {
