@@ -2,10 +2,16 @@
 //! `DEEPINFRA_TOKEN`), `DEEPINFRA_BASE_URL`. The cost DeepInfra reports in
 //! `usage.estimated_cost` is kept as `Usage::cost` with source `provider`.
 
-use dive_openai_wire::{Dialect, Profile};
 use dive_provider::Vendor;
 
-crate::profile!(DeepInfraVendor, DeepInfra, "DeepInfra");
+crate::profile!(
+    DeepInfraVendor,
+    DeepInfra,
+    "DeepInfra",
+    dive_openai_wire::Dialect::compatible()
+        .with_reported_cost(Some("provider"))
+        .with_cost_field("estimated_cost")
+);
 
 /// DeepInfra's vendor facts.
 pub const VENDOR: Vendor = Vendor::new(
@@ -16,15 +22,3 @@ pub const VENDOR: Vendor = Vendor::new(
 )
 .with_api_key_vars(&["DEEPINFRA_API_KEY", "DEEPINFRA_TOKEN"])
 .with_base_url_var("DEEPINFRA_BASE_URL");
-
-/// [`Dialect::compatible`] reading the reported `usage.estimated_cost`.
-#[must_use]
-pub fn dialect() -> Dialect {
-    Dialect::compatible().with_reported_cost(Some("provider")).with_cost_field("estimated_cost")
-}
-
-/// DeepInfra as a [`Profile`].
-#[must_use]
-pub fn profile() -> Profile {
-    Profile::new(VENDOR, dialect())
-}

@@ -29,22 +29,28 @@ fn no_models(_: &str) -> Option<&'static dive_core::ModelInfo> {
     None
 }
 
-/// Declares one profile module's items: the marker type, its `Speaks<Chat>` and the
-/// provider alias.
+/// Declares one profile module's items: the marker type and provider alias (through
+/// `dive_openai_wire::vendor!`), and its empty model list.
 macro_rules! profile {
-    ($marker:ident, $alias:ident, $doc:literal) => {
-        #[doc = concat!($doc, " as the vendor of a `Wire`: `", stringify!($alias), "::builder()` starts from [`profile`].")]
-        #[derive(Debug, Clone, Copy)]
-        pub struct $marker;
-
-        impl dive_openai_wire::Speaks<dive_openai_wire::Chat> for $marker {
-            fn profile() -> dive_openai_wire::Profile {
-                profile()
-            }
+    ($marker:ident, $alias:ident, $doc:literal, $dialect:expr) => {
+        dive_openai_wire::vendor! {
+            #[doc = concat!($doc, " as the vendor of a `Wire`: `", stringify!($alias), "::builder()` starts from [`profile`].")]
+            pub struct $marker: Speaks<Chat> = profile();
+            #[doc = concat!("The ", $doc, " provider (`", stringify!($alias), "::from_env()`, or `builder()` reading no environment).")]
+            pub type $alias;
         }
 
-        #[doc = concat!("The ", $doc, " provider (`", stringify!($alias), "::from_env()`, or `builder()` reading no environment).")]
-        pub type $alias = dive_provider::HttpProvider<dive_openai_wire::Wire<dive_openai_wire::Chat, $marker>>;
+        #[doc = concat!($doc, "'s wire differences.")]
+        #[must_use]
+        pub fn dialect() -> dive_openai_wire::Dialect {
+            $dialect
+        }
+
+        #[doc = concat!($doc, " as a `Profile`: [`VENDOR`] and [`dialect`].")]
+        #[must_use]
+        pub fn profile() -> dive_openai_wire::Profile {
+            dive_openai_wire::Profile::new(VENDOR, dialect())
+        }
 
         /// No models are listed (see the crate docs).
         pub static MODELS: std::sync::LazyLock<Vec<dive_core::ModelInfo>> = std::sync::LazyLock::new(Vec::new);

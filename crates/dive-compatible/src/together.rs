@@ -1,9 +1,8 @@
 //! Together AI (`https://api.together.xyz/v1`): `TOGETHER_API_KEY`, `TOGETHER_BASE_URL`.
 
-use dive_openai_wire::{Dialect, Profile};
 use dive_provider::Vendor;
 
-crate::profile!(TogetherVendor, Together, "Together AI");
+crate::profile!(TogetherVendor, Together, "Together AI", dive_openai_wire::Dialect::compatible());
 
 /// Together AI's vendor facts.
 pub const VENDOR: Vendor = Vendor::new(
@@ -14,15 +13,3 @@ pub const VENDOR: Vendor = Vendor::new(
 )
 .with_api_key_vars(&["TOGETHER_API_KEY"])
 .with_base_url_var("TOGETHER_BASE_URL");
-
-/// [`Dialect::compatible`].
-#[must_use]
-pub fn dialect() -> Dialect {
-    Dialect::compatible()
-}
-
-/// Together AI as a [`Profile`].
-#[must_use]
-pub fn profile() -> Profile {
-    Profile::new(VENDOR, dialect())
-}

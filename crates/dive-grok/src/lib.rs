@@ -1,5 +1,5 @@
 //! xAI Grok for Dive for Rust: xAI's Responses API (`https://api.x.ai/v1/responses`), built
-//! on `dive-openai-wire`'s Responses [`Client`] with an xAI [`Profile`].
+//! on `dive-openai-wire`'s Responses [`Wire`] with an xAI [`Profile`].
 //!
 //! Everything the Responses client does applies: streaming, tools and tool choice, reasoning
 //! replayed as encrypted reasoning items (`store: false`), `previous_response_id`, prompt
@@ -28,8 +28,8 @@
 mod catalog;
 
 use dive_core::{LlmError, ReminderStyle};
-use dive_openai_wire::{Dialect, Profile, Responses, Speaks, Wire};
-use dive_provider::{HttpProvider, ProviderBuilder, Vendor};
+use dive_openai_wire::{Dialect, Profile, Responses, Wire};
+use dive_provider::{ProviderBuilder, Vendor};
 
 pub use catalog::{DEFAULT_MODEL, MODELS, model_info};
 
@@ -44,19 +44,13 @@ pub const VENDOR: Vendor = Vendor::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL
     .with_api_key_vars(&["XAI_API_KEY", "GROK_API_KEY"])
     .with_base_url_var("XAI_BASE_URL");
 
-/// xAI as the vendor of a [`Wire`]: `Grok::builder()` starts from [`profile`].
-#[derive(Debug, Clone, Copy)]
-pub struct GrokVendor;
-
-impl Speaks<Responses> for GrokVendor {
-    fn profile() -> Profile {
-        profile()
-    }
+dive_openai_wire::vendor! {
+    /// xAI as the vendor of a [`Wire`]: `Grok::builder()` starts from [`profile`].
+    pub struct GrokVendor: Speaks<Responses> = profile();
+    /// The Grok client: the Responses API on dive-provider's `HttpProvider` with the xAI
+    /// [`profile`].
+    pub type Grok;
 }
-
-/// The Grok client: the Responses API on dive-provider's [`HttpProvider`] with the xAI
-/// [`profile`].
-pub type Grok = HttpProvider<Wire<Responses, GrokVendor>>;
 
 /// xAI's wire differences from OpenAI's Responses API: reminders as user text.
 #[must_use]

@@ -34,8 +34,8 @@ mod catalog;
 mod dialect;
 
 use dive_core::LlmError;
-use dive_openai_wire::{Chat, Profile, Speaks, Wire};
-use dive_provider::{HttpProvider, ProviderBuilder, Vendor};
+use dive_openai_wire::{Chat, Profile, Wire};
+use dive_provider::{ProviderBuilder, Vendor};
 
 pub use catalog::{DEFAULT_MODEL, MODELS, model_info};
 pub use dialect::{dialect, mistral_tool_call_id};
@@ -50,19 +50,14 @@ pub const VENDOR: Vendor = Vendor::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL
     .with_api_key_vars(&["MISTRAL_API_KEY"])
     .with_base_url_var("MISTRAL_BASE_URL");
 
-/// Mistral as the vendor of a [`Wire`]: `Mistral::builder()` starts from [`profile`].
-#[derive(Debug, Clone, Copy)]
-pub struct MistralVendor;
-
-impl Speaks<Chat> for MistralVendor {
-    fn profile() -> Profile {
-        profile()
-    }
+dive_openai_wire::vendor! {
+    /// Mistral as the vendor of a [`Wire`]: `Mistral::builder()` starts from [`profile`].
+    pub struct MistralVendor: Speaks<Chat> = profile();
+    /// The Mistral client: Chat Completions on dive-provider's `HttpProvider` with the
+    /// Mistral [`profile`] (`Mistral::from_env()`, or `Mistral::builder()` reading no
+    /// environment).
+    pub type Mistral;
 }
-
-/// The Mistral client: Chat Completions on dive-provider's [`HttpProvider`] with the Mistral
-/// [`profile`] (`Mistral::from_env()`, or `Mistral::builder()` reading no environment).
-pub type Mistral = HttpProvider<Wire<Chat, MistralVendor>>;
 
 /// Mistral as a [`Profile`]: [`VENDOR`] and [`dialect`].
 ///

@@ -43,3 +43,7 @@ pub use options::OpenAiOptions;
 pub use profile::{COMPATIBLE, Compatible, Profile, Speaks};
 pub use schema::strict_schema;
 pub use tools::{Body, ToolCache};
+pub use wire::EncodeOptions;
+
+/// The generic provider every OpenAI-format vendor is (re-exported for [`vendor!`]).
+pub use dive_provider::HttpProvider;

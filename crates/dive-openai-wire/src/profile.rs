@@ -78,3 +78,45 @@ pub const COMPATIBLE: Vendor = Vendor::new("openai-compatible", "", "", no_catal
     .with_api_key_vars(&["OPENAI_COMPATIBLE_API_KEY"])
     .with_base_url_var("OPENAI_COMPATIBLE_BASE_URL")
     .key_optional();
+
+/// Declares a vendor of an OpenAI wire format in its own crate: the marker type, its
+/// [`Speaks`] impl returning the profile, and the provider alias on dive-provider's
+/// `HttpProvider` (so `Alias::builder()`, `Alias::from_env()` and the `Llm` impl come from
+/// there).
+///
+/// ```
+/// use dive_openai_wire::{Dialect, Profile};
+/// fn no_models(_: &str) -> Option<&'static dive_core::ModelInfo> { None }
+/// const ACME: dive_provider::Vendor =
+///     dive_provider::Vendor::new("acme", "https://api.acme.test/v1", "acme-1", no_models);
+/// dive_openai_wire::vendor! {
+///     /// Acme as the vendor of a `Wire`.
+///     pub struct AcmeVendor: Speaks<Chat> = Profile::new(ACME, Dialect::compatible());
+///     /// The Acme provider.
+///     pub type Acme;
+/// }
+/// let llm = Acme::builder().api_key("k").build().unwrap();
+/// assert_eq!(dive_core::Llm::provider(&llm), "acme");
+/// ```
+#[macro_export]
+macro_rules! vendor {
+    (
+        $(#[$marker_meta:meta])*
+        pub struct $marker:ident: Speaks<$api:ident> = $profile:expr;
+        $(#[$alias_meta:meta])*
+        pub type $alias:ident;
+    ) => {
+        $(#[$marker_meta])*
+        #[derive(Debug, Clone, Copy)]
+        pub struct $marker;
+
+        impl $crate::Speaks<$crate::$api> for $marker {
+            fn profile() -> $crate::Profile {
+                $profile
+            }
+        }
+
+        $(#[$alias_meta])*
+        pub type $alias = $crate::HttpProvider<$crate::Wire<$crate::$api, $marker>>;
+    };
+}

@@ -2,6 +2,8 @@
 //! reading usage counters and provider metadata.
 
 use dive_core::{Content, MediaSource, ToolResultContent, ToolUse};
+
+use crate::dialect::Dialect;
 use serde_json::{Map, Value, json};
 
 /// The metadata key OpenAI replay data lives under (`{"openai": {"phase": …}}`).
@@ -72,4 +74,34 @@ pub(crate) fn metadata(pairs: &[(&str, Option<Value>)]) -> Map<String, Value> {
         out.insert(META.into(), Value::Object(inner));
     }
     out
+}
+
+/// Client settings that shape every body of both APIs.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct EncodeOptions<'a> {
+    /// The model when the request names none.
+    pub model: &'a str,
+    /// The output limit when the request sets none (`None`: not sent).
+    pub max_tokens: Option<u32>,
+    /// Streaming body (`stream: true`; on Chat Completions also `stream_options` when the
+    /// dialect asks).
+    pub stream: bool,
+    /// The vendor's wire differences.
+    pub dialect: &'a Dialect,
+}
+
+impl<'a> EncodeOptions<'a> {
+    /// Options for a model and dialect.
+    #[must_use]
+    pub fn new(model: &'a str, dialect: &'a Dialect) -> Self {
+        Self { model, max_tokens: None, stream: false, dialect }
+    }
+
+    /// Sets the streaming flag.
+    #[must_use]
+    pub fn streaming(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
+    }
 }

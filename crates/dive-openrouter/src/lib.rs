@@ -40,8 +40,8 @@
 mod catalog;
 
 use dive_core::{LlmError, ModelRequest, ReasoningEffort, ThinkingMode};
-use dive_openai_wire::{BodyHook, Chat, Dialect, Profile, Speaks, Wire};
-use dive_provider::{HttpProvider, ProviderBuilder, Vendor};
+use dive_openai_wire::{BodyHook, Chat, Dialect, Profile, Wire};
+use dive_provider::{ProviderBuilder, Vendor};
 use serde_json::{Map, Value, json};
 
 pub use catalog::{DEFAULT_MODEL, MODELS, model_info};
@@ -57,19 +57,13 @@ pub const VENDOR: Vendor = Vendor::new(PROVIDER, DEFAULT_BASE_URL, DEFAULT_MODEL
     .with_api_key_vars(&["OPENROUTER_API_KEY"])
     .with_base_url_var("OPENROUTER_BASE_URL");
 
-/// OpenRouter as the vendor of a [`Wire`]: `OpenRouter::builder()` starts from [`profile`].
-#[derive(Debug, Clone, Copy)]
-pub struct OpenRouterVendor;
-
-impl Speaks<Chat> for OpenRouterVendor {
-    fn profile() -> Profile {
-        profile()
-    }
+dive_openai_wire::vendor! {
+    /// OpenRouter as the vendor of a [`Wire`]: `OpenRouter::builder()` starts from [`profile`].
+    pub struct OpenRouterVendor: Speaks<Chat> = profile();
+    /// The OpenRouter client: Chat Completions on dive-provider's `HttpProvider` with the
+    /// OpenRouter [`profile`].
+    pub type OpenRouter;
 }
-
-/// The OpenRouter client: Chat Completions on dive-provider's [`HttpProvider`] with the
-/// OpenRouter [`profile`].
-pub type OpenRouter = HttpProvider<Wire<Chat, OpenRouterVendor>>;
 
 /// `reasoning_effort` → `reasoning: {effort}`; a budget → `reasoning: {max_tokens}`; thinking
 /// disabled → `reasoning: {enabled: false}`; and usage accounting on.

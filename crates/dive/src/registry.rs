@@ -372,7 +372,7 @@ impl Registry {
         self.model_with(spec, &ModelOptions::default())
     }
 
-    /// Builds the model a spec names with transport options (see [`model_with`]).
+    /// Builds the model a spec names with transport options (what `dive::model_with` does with the built-in registry).
     ///
     /// # Errors
     /// As [`Registry::model`].

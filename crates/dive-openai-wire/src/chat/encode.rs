@@ -14,36 +14,11 @@ use serde_json::{Map, Value, json};
 use crate::chat::reasoning::{stored_detail, thinking_chunk};
 use crate::dialect::Dialect;
 use crate::schema::strict_schema;
+use crate::wire::EncodeOptions;
 use crate::wire::{arguments, has_media, media_url, result_text};
 
 /// Client settings that shape every Chat Completions body.
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub struct ChatOptions<'a> {
-    /// The model when the request names none.
-    pub model: &'a str,
-    /// The output limit when the request sets none (`None`: not sent).
-    pub max_tokens: Option<u32>,
-    /// Streaming body (`stream: true`, and `stream_options` when the dialect asks).
-    pub stream: bool,
-    /// The vendor's wire differences.
-    pub dialect: &'a Dialect,
-}
-
-impl<'a> ChatOptions<'a> {
-    /// Options for a model and dialect.
-    #[must_use]
-    pub fn new(model: &'a str, dialect: &'a Dialect) -> Self {
-        Self { model, max_tokens: None, stream: false, dialect }
-    }
-
-    /// Sets the streaming flag.
-    #[must_use]
-    pub fn streaming(mut self, stream: bool) -> Self {
-        self.stream = stream;
-        self
-    }
-}
+pub type ChatOptions<'a> = EncodeOptions<'a>;
 
 /// Builds the JSON body of a `POST /chat/completions` call.
 ///

@@ -31,7 +31,7 @@ enum Simple {
     Refusal,
 }
 
-/// The Chat Completions [`Mapper`].
+/// The Chat Completions [`StreamMapper`].
 #[derive(Debug)]
 pub struct ChatMapper {
     provider: &'static str,

@@ -1,7 +1,7 @@
 //! [`ModelRequest`] → Responses API request body.
 //!
 //! Every request first gets [`answer_unanswered_tool_calls`] and reminder rendering per the
-//! [`Dialect`] (operator reminders become `developer` messages on OpenAI); the caller's
+//! [`Dialect`](crate::Dialect) (operator reminders become `developer` messages on OpenAI); the caller's
 //! history is never changed. Assistant history is replayed as the API requires: reasoning
 //! items with their id and encrypted content, `function_call` items with the original
 //! `call_id` and argument string, messages with their id and `phase`, and provider-run tool
@@ -17,38 +17,12 @@ use dive_core::{
 use serde_json::{Map, Value, json};
 
 use crate::chat::{finish_body, json_schema_spec};
-use crate::dialect::Dialect;
 use crate::schema::strict_schema;
+use crate::wire::EncodeOptions;
 use crate::wire::{arguments, has_media, media_url, meta, result_text};
 
 /// Client settings that shape every Responses body.
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub struct ResponsesOptions<'a> {
-    /// The model when the request names none.
-    pub model: &'a str,
-    /// The output limit when the request sets none (`None`: not sent).
-    pub max_tokens: Option<u32>,
-    /// Streaming body.
-    pub stream: bool,
-    /// The vendor's wire differences.
-    pub dialect: &'a Dialect,
-}
-
-impl<'a> ResponsesOptions<'a> {
-    /// Options for a model and dialect.
-    #[must_use]
-    pub fn new(model: &'a str, dialect: &'a Dialect) -> Self {
-        Self { model, max_tokens: None, stream: false, dialect }
-    }
-
-    /// Sets the streaming flag.
-    #[must_use]
-    pub fn streaming(mut self, stream: bool) -> Self {
-        self.stream = stream;
-        self
-    }
-}
+pub type ResponsesOptions<'a> = EncodeOptions<'a>;
 
 /// Builds the JSON body of a `POST /responses` call.
 ///

@@ -25,7 +25,7 @@ use crate::wire::text;
 /// A block's key: the output item index, and the content part index inside a message.
 type Key = (u64, Option<u64>);
 
-/// The Responses API [`Mapper`].
+/// The Responses API [`StreamMapper`].
 #[derive(Debug)]
 pub struct ResponsesMapper {
     provider: &'static str,
