@@ -124,7 +124,9 @@ impl RunInput {
     }
 }
 
-fn collect<I: Into<String>>(results: impl IntoIterator<Item = (I, ToolOutput)>) -> BTreeMap<String, ToolOutput> {
+fn collect<I: Into<String>>(
+    results: impl IntoIterator<Item = (I, ToolOutput)>,
+) -> BTreeMap<String, ToolOutput> {
     results.into_iter().map(|(id, output)| (id.into(), output)).collect()
 }
 

@@ -3,7 +3,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use dive_core::{BackgroundTaskHandle, BoxError, Message, Reminder, ResponseItem, Session, SoftCancel, Values};
+use dive_core::{
+    BackgroundTaskHandle, BoxError, Message, Reminder, ResponseItem, Session, SoftCancel, Values,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::input::RunInput;
@@ -170,9 +172,10 @@ impl fmt::Debug for InputKind<'_> {
                 .field("results", &results.keys().collect::<Vec<_>>())
                 .finish(),
             RunInput::Continue { history } => write!(f, "Continue({})", history.len()),
-            RunInput::CancelSuspended { state } => {
-                f.debug_struct("CancelSuspended").field("turn_id", &state.as_ref().map(|s| &s.turn_id)).finish()
-            }
+            RunInput::CancelSuspended { state } => f
+                .debug_struct("CancelSuspended")
+                .field("turn_id", &state.as_ref().map(|s| &s.turn_id))
+                .finish(),
         }
     }
 }

@@ -20,7 +20,8 @@ fn upper() -> FunctionTool {
 
 #[tokio::test]
 async fn a_model_and_a_tool_are_taken_by_value() {
-    let model = ScriptedModel::new([calls(&[("c1", "upper", json!({"text": "hi"}))]), ModelResponse::text("ok")]);
+    let model =
+        ScriptedModel::new([calls(&[("c1", "upper", json!({"text": "hi"}))]), ModelResponse::text("ok")]);
     let agent = Agent::builder().model(model.clone()).tool(upper()).build().unwrap();
     assert_eq!(agent.tools()[0].name(), "upper");
     let response = agent.run("go").await.unwrap();

@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{agent_with, calls, echo, last_results};
-use dive_agent::{AgentError, ClaimOptions, Rejection, ResumeRequest, RunInput, RunOptions, TURN_CONTINUE_REMINDER};
+use dive_agent::{
+    AgentError, ClaimOptions, Rejection, ResumeRequest, RunInput, RunOptions, TURN_CONTINUE_REMINDER,
+};
 use dive_core::{
     BoxFuture, FunctionTool, Hooks, ModelResponse, NextStep, OutcomeReason, Persistence, PostToolUseDecision,
     Session, SessionClaimer, SessionError, SessionSnapshot, SoftCancel, SuspendRequest, ToolAnnotations,
@@ -145,11 +147,14 @@ async fn a_guarded_resume_checks_turn_and_revision_first() {
         agent.run(stale).await,
         Err(AgentError::Session(SessionError::RevisionConflict { .. }))
     ));
-    let wrong_turn =
-        RunInput::resume_guarded(ResumeRequest::new("turn_other", turn.revision), [("q", ToolOutput::text("a"))]);
+    let wrong_turn = RunInput::resume_guarded(
+        ResumeRequest::new("turn_other", turn.revision),
+        [("q", ToolOutput::text("a"))],
+    );
     assert!(matches!(agent.run(wrong_turn).await, Err(AgentError::Rejected(Rejection::NoSuspendedTurn))));
     assert_eq!(model.requests().len(), 1, "no model call for refused resumes");
-    let ok = RunInput::resume_guarded(ResumeRequest::new(turn.id, turn.revision), [("q", ToolOutput::text("a"))]);
+    let ok =
+        RunInput::resume_guarded(ResumeRequest::new(turn.id, turn.revision), [("q", ToolOutput::text("a"))]);
     assert_eq!(agent.run(ok).await.unwrap().output_text(), "done");
 }
 
@@ -231,9 +236,7 @@ async fn continue_folds_into_the_open_turn_on_a_turn_store() {
     let cut = agent.run("write").await.unwrap();
     assert_eq!(cut.turn.as_ref().unwrap().outcome.as_ref().unwrap().reason, OutcomeReason::OutputLimit);
     assert!(matches!(
-        agent
-            .run(RunInput::continue_turn(vec![dive_core::Message::user("x")]))
-            .await,
+        agent.run(RunInput::continue_turn(vec![dive_core::Message::user("x")])).await,
         Err(AgentError::Rejected(Rejection::ContinueWithInput))
     ));
     let done = agent.run(RunInput::continue_turn(Vec::new())).await.unwrap();
@@ -375,7 +378,10 @@ async fn checkpoints_need_a_turn_store_and_claims_exclude_other_owners() {
     }
     let model = ScriptedModel::new([ModelResponse::text("ok")]);
     // As the agent's default session, a plain session is refused when the agent is built...
-    let built = agent_with(&model).session(Arc::new(Plain(MemorySession::new("plain")))).checkpoint_steps(true).build();
+    let built = agent_with(&model)
+        .session(Arc::new(Plain(MemorySession::new("plain"))))
+        .checkpoint_steps(true)
+        .build();
     assert!(
         matches!(&built, Err(AgentError::Config(m)) if m.contains("\"plain\" cannot record step checkpoints")),
         "{built:?}"

@@ -56,7 +56,11 @@ async fn two_stores_with_a_session_named_chat_never_block_each_other() {
     release.notify_one();
     assert_eq!(running.await.unwrap().unwrap(), "one");
     assert_eq!(waiting.await.unwrap().unwrap(), "three");
-    assert_eq!(same_model.requests().last().unwrap().messages.len(), 5, "it saw the whole first turn, then its input");
+    assert_eq!(
+        same_model.requests().last().unwrap().messages.len(),
+        5,
+        "it saw the whole first turn, then its input"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -72,20 +76,23 @@ async fn a_run_spawned_from_a_tool_on_its_own_session_gives_up_instead_of_deadlo
         .unwrap();
     let seen: Arc<Mutex<Option<String>>> = Arc::default();
     let record = seen.clone();
-    let spawner = FunctionTool::new("spawner", "Runs the agent from a spawned task.", move |_i: Value, _c| {
-        let (inner, record) = (inner.clone(), record.clone());
-        async move {
-            let joined = tokio::spawn(async move { inner.run("inner").await }).await.unwrap();
-            let text = match joined {
-                Err(AgentError::Rejected(Rejection::SessionBusy(id))) => format!("busy: {id}"),
-                other => format!("unexpected: {:?}", other.map(|r| r.output_text())),
-            };
-            *record.lock().unwrap() = Some(text.clone());
-            Ok::<_, ToolError>(text)
-        }
-    });
-    let outer_model = ScriptedModel::new([calls(&[("s", "spawner", json!({}))]), ModelResponse::text("done")]);
-    let outer = agent_with(&outer_model).tool(spawner).session(session).response_timeout(None).build().unwrap();
+    let spawner =
+        FunctionTool::new("spawner", "Runs the agent from a spawned task.", move |_i: Value, _c| {
+            let (inner, record) = (inner.clone(), record.clone());
+            async move {
+                let joined = tokio::spawn(async move { inner.run("inner").await }).await.unwrap();
+                let text = match joined {
+                    Err(AgentError::Rejected(Rejection::SessionBusy(id))) => format!("busy: {id}"),
+                    other => format!("unexpected: {:?}", other.map(|r| r.output_text())),
+                };
+                *record.lock().unwrap() = Some(text.clone());
+                Ok::<_, ToolError>(text)
+            }
+        });
+    let outer_model =
+        ScriptedModel::new([calls(&[("s", "spawner", json!({}))]), ModelResponse::text("done")]);
+    let outer =
+        agent_with(&outer_model).tool(spawner).session(session).response_timeout(None).build().unwrap();
     let response = tokio::time::timeout(Duration::from_secs(10), outer.run("outer"))
         .await
         .expect("the outer run deadlocked on its own session")

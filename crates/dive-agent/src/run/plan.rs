@@ -176,7 +176,8 @@ fn continue_plan(
     let mut history = snapshot.map_or_else(|| given.to_vec(), |s| s.history.clone());
     let fold = match open {
         Some(turn)
-            if turn.status == TurnStatus::Incomplete && session.is_some_and(|s| s.as_turn_store().is_some()) =>
+            if turn.status == TurnStatus::Incomplete
+                && session.is_some_and(|s| s.as_turn_store().is_some()) =>
         {
             let mut open = OpenTurn::from_turn(turn);
             let stripped = strip_reminders(&open.output, Some(OUTCOME_REMINDER_NAME));
