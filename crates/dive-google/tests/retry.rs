@@ -1,5 +1,8 @@
-//! Retries and failures on the shared plumbing, against real local HTTP servers (wiremock,
-//! and a raw TCP server for a connection cut mid-stream).
+//! What only Gemini's errors say (gRPC status names, `RetryInfo` delays, quota versus rate
+//! limit, error chunks), against real local HTTP servers (wiremock, and dive-test's
+//! misbehaving server for a connection cut inside a chunk). The rules every provider keeps
+//! (Retry-After, retries before the first event, interrupted streams, secrets) are checked by
+//! the provider conformance suite (`tests/conformance.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
@@ -8,9 +11,9 @@ use std::time::Duration;
 use dive_core::{Llm, LlmError, LlmErrorKind, Message, ModelRequest, ModelResponse, ResponseAccumulator};
 use dive_google::Gemini;
 use dive_provider::{ProviderError, RetryPolicy};
+use dive_test::provider::{MisbehavingServer, Reply, source_of};
 use futures::StreamExt;
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wiremock::matchers::{method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -60,10 +63,6 @@ async fn mount_sequence(server: &MockServer, route: &str, responses: Vec<Respons
 
 async fn requests(server: &MockServer) -> usize {
     server.received_requests().await.unwrap().len()
-}
-
-fn provider_error(e: &LlmError) -> &ProviderError {
-    e.source.as_deref().and_then(|s| s.downcast_ref::<ProviderError>()).expect("ProviderError source")
 }
 
 /// Runs a stream to its end: the accumulated response and the error that ended it, if any.
@@ -179,19 +178,6 @@ async fn stream_http_error_before_any_event_is_retried() {
     assert_eq!(attempts.lock().unwrap().len(), 1);
 }
 
-#[tokio::test]
-async fn stream_error_chunk_before_the_first_event_is_retried() {
-    let server = MockServer::start().await;
-    let early = "data: {\"error\": {\"code\": 503, \"message\": \"The model is overloaded.\", \"status\": \"UNAVAILABLE\"}}\n\n";
-    mount_sequence(&server, STREAM, vec![sse(early), sse(FIXTURE)]).await;
-    let attempts = Attempts::default();
-    let (r, e) = drain(&client(&server.uri(), &attempts)).await;
-    assert!(e.is_none(), "{e:?}");
-    assert_eq!(r.stop_reason, "stop");
-    assert_eq!(requests(&server).await, 2);
-    assert_eq!(attempts.lock().unwrap()[0].2, LlmErrorKind::Overloaded);
-}
-
 /// The fixture up to (not including) its last chunk: thinking finished, calls not yet sent.
 fn first_two_chunks() -> String {
     FIXTURE.split("\n\n").take(2).map(|c| format!("{c}\n\n")).collect()
@@ -209,72 +195,30 @@ async fn stream_error_chunk_mid_stream_is_typed_keeps_partial_and_is_not_retried
     let (seen, e) = drain(&client(&server.uri(), &attempts)).await;
     let e = e.expect("error chunk");
     assert_eq!((e.kind, e.error_type.as_deref()), (LlmErrorKind::Server, Some("INTERNAL")));
-    let partial = provider_error(&e).partial_response().expect("partial output");
+    let partial = source_of::<ProviderError>(&e).partial_response().expect("partial output");
     assert_eq!(partial.content.len(), 1, "the finished (signed) thinking block");
     assert_eq!(partial.content, seen.content, "the caller saw the same blocks");
     assert_eq!(requests(&server).await, 1, "never retried once output was exposed");
 }
 
 #[tokio::test]
-async fn stream_without_finish_reason_is_interrupted_not_success() {
-    let server = MockServer::start().await;
-    mount_sequence(&server, STREAM, vec![sse(&first_two_chunks())]).await;
-    let attempts = Attempts::default();
-    let (_, e) = drain(&client(&server.uri(), &attempts)).await;
-    let e = e.expect("a stream without a finish reason must fail");
-    assert_eq!(e.kind, LlmErrorKind::StreamInterrupted);
-    assert_eq!(provider_error(&e).partial_response().unwrap().content.len(), 1);
-}
-
-/// Serves one HTTP response whose body stops half way (the socket is closed while the
-/// declared content length is still unmet).
-async fn cutting_server(body: &'static str, cut_at: usize) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let (mut socket, _) = listener.accept().await.unwrap();
-        let mut buf = vec![0u8; 65536];
-        let mut request = Vec::new();
-        loop {
-            let n = socket.read(&mut buf).await.unwrap();
-            request.extend_from_slice(&buf[..n]);
-            let text = String::from_utf8_lossy(&request);
-            if let Some(head_end) = text.find("\r\n\r\n") {
-                let len = text[..head_end]
-                    .lines()
-                    .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length: ").map(str::to_owned))
-                    .and_then(|v| v.trim().parse::<usize>().ok())
-                    .unwrap_or(0);
-                if request.len() >= head_end + 4 + len {
-                    break;
-                }
-            }
-            if n == 0 {
-                return;
-            }
-        }
-        let head = format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n",
-            body.len()
-        );
-        socket.write_all(head.as_bytes()).await.unwrap();
-        socket.write_all(&body.as_bytes()[..cut_at]).await.unwrap();
-        socket.flush().await.unwrap();
-        drop(socket);
-    });
-    format!("http://{addr}")
-}
-
-#[tokio::test]
 async fn connection_cut_mid_stream_is_interrupted_with_partial_output() {
-    let cut_at = first_two_chunks().len() + 40;
-    let base = cutting_server(FIXTURE, cut_at).await;
+    // Two whole chunks, then 40 bytes of the third, then the socket closes.
+    let head = first_two_chunks();
+    let rest = &FIXTURE[head.len()..];
+    let frames = {
+        let (cut, after) = rest.as_bytes().split_at(40);
+        vec![head.clone().into_bytes(), cut.to_vec(), after.to_vec()]
+    };
+    let content_type = "text/event-stream".to_owned();
+    let server =
+        MisbehavingServer::start(vec![Reply::Stream { content_type, frames, cut_after: Some(2) }]).await;
     let attempts = Attempts::default();
-    let (seen, e) = drain(&client(&base, &attempts)).await;
+    let (seen, e) = drain(&client(server.url(), &attempts)).await;
     let e = e.expect("a cut connection must fail the stream");
     assert_eq!(e.kind, LlmErrorKind::StreamInterrupted, "{e}");
     assert!(!e.is_retryable());
-    assert_eq!(provider_error(&e).partial_response().unwrap().content.len(), 1);
+    assert_eq!(source_of::<ProviderError>(&e).partial_response().unwrap().content.len(), 1);
     assert_eq!(seen.content.len(), 1);
     assert!(attempts.lock().unwrap().is_empty());
 }

@@ -1,5 +1,7 @@
-//! Real HTTP against local servers: wiremock for responses, retries and a multi-turn agent
-//! run; a raw TCP server for a connection dropped in the middle of an NDJSON line.
+//! Real HTTP against local servers: wiremock for responses, Ollama's error lines, retries and a
+//! multi-turn agent run; dive-test's misbehaving server for a connection dropped in the middle
+//! of an NDJSON line. The rules every provider keeps are checked by the provider conformance
+//! suite (`tests/conformance.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
@@ -12,9 +14,9 @@ use dive_core::{
 };
 use dive_ollama::{Ollama, OllamaBuilderExt};
 use dive_provider::{ProviderError, RetryPolicy};
+use dive_test::provider::{MisbehavingServer, Reply, source_of};
 use futures::StreamExt;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wiremock::matchers::{body_partial_json, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -62,10 +64,6 @@ async fn bodies(server: &MockServer) -> Vec<Value> {
         .iter()
         .map(|r| serde_json::from_slice(&r.body).unwrap())
         .collect()
-}
-
-fn provider_error(e: &LlmError) -> &ProviderError {
-    e.source.as_deref().and_then(|s| s.downcast_ref::<ProviderError>()).expect("ProviderError source")
 }
 
 async fn drain(llm: &Ollama) -> (ModelResponse, Option<LlmError>) {
@@ -179,7 +177,7 @@ async fn a_stream_without_its_done_line_is_interrupted_not_success() {
     let (_, e) = drain(&client(&server.uri(), &attempts)).await;
     let e = e.expect("an unfinished stream must fail");
     assert_eq!(e.kind, LlmErrorKind::StreamInterrupted, "{e}");
-    let partial = provider_error(&e).partial_response().unwrap();
+    let partial = source_of::<ProviderError>(&e).partial_response().unwrap();
     assert_eq!(
         partial.content.len(),
         1,
@@ -188,56 +186,21 @@ async fn a_stream_without_its_done_line_is_interrupted_not_success() {
     assert!(attempts.lock().unwrap().is_empty(), "output was shown: no retry");
 }
 
-/// Serves one HTTP response whose body stops at `cut_at` (the socket closes while the declared
-/// content length is unmet).
-async fn cutting_server(body: &'static str, cut_at: usize) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let (mut socket, _) = listener.accept().await.unwrap();
-        let mut buf = vec![0u8; 65536];
-        let mut request = Vec::new();
-        loop {
-            let n = socket.read(&mut buf).await.unwrap();
-            request.extend_from_slice(&buf[..n]);
-            let text = String::from_utf8_lossy(&request);
-            if let Some(head_end) = text.find("\r\n\r\n") {
-                let len = text[..head_end]
-                    .lines()
-                    .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length: ").map(str::to_owned))
-                    .and_then(|v| v.trim().parse::<usize>().ok())
-                    .unwrap_or(0);
-                if request.len() >= head_end + 4 + len {
-                    break;
-                }
-            }
-            if n == 0 {
-                return;
-            }
-        }
-        let head = format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: application/x-ndjson\r\ncontent-length: {}\r\n\r\n",
-            body.len()
-        );
-        socket.write_all(head.as_bytes()).await.unwrap();
-        socket.write_all(&body.as_bytes()[..cut_at]).await.unwrap();
-        socket.flush().await.unwrap();
-        drop(socket);
-    });
-    format!("http://{addr}")
-}
-
 #[tokio::test]
 async fn a_connection_dropped_mid_line_is_interrupted_with_partial_output() {
     // Cut inside the tool-call line: thinking is finished, text is still open.
     let cut_at = FIXTURE.find("\"tool_calls\"").unwrap() + 5;
-    let base = cutting_server(FIXTURE, cut_at).await;
+    let (sent, rest) = FIXTURE.as_bytes().split_at(cut_at);
+    let frames = vec![sent.to_vec(), rest.to_vec()];
+    let content_type = "application/x-ndjson".to_owned();
+    let server =
+        MisbehavingServer::start(vec![Reply::Stream { content_type, frames, cut_after: Some(1) }]).await;
     let attempts = Attempts::default();
-    let (seen, e) = drain(&client(&base, &attempts)).await;
+    let (seen, e) = drain(&client(server.url(), &attempts)).await;
     let e = e.expect("a dropped connection must fail the stream");
     assert_eq!(e.kind, LlmErrorKind::StreamInterrupted, "{e}");
     assert!(!e.is_retryable());
-    let partial = provider_error(&e).partial_response().unwrap();
+    let partial = source_of::<ProviderError>(&e).partial_response().unwrap();
     assert_eq!(partial.content.len(), 1);
     assert!(seen.text_content().starts_with("Let me check"), "text seen before the drop: {seen:?}");
     assert!(attempts.lock().unwrap().is_empty());
