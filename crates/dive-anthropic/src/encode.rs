@@ -184,11 +184,7 @@ pub(crate) fn encode_request<'a>(
         dive_core::Speed::Fast => "fast",
         _ => "standard",
     });
-    let edits: Vec<&ContextEdit> = request
-        .context_management
-        .iter()
-        .chain(anthropic.iter().flat_map(|o| o.context_management.iter()))
-        .collect();
+    let edits: Vec<&ContextEdit> = anthropic.iter().flat_map(|o| o.context_management.iter()).collect();
     if !edits.is_empty() {
         betas.push("context-management-2025-06-27".into());
         if edits.iter().any(|e| e.kind == COMPACT_EDIT) {
@@ -512,12 +508,14 @@ mod tests {
         let opts =
             EncodeOptions { model: "claude-sonnet-5-5", max_tokens: 64, cache_ttl: None, stream: true };
         let mut r = ModelRequest::new(vec![Message::user("hi")]);
-        r.context_management =
-            vec![serde_json::from_value::<ContextEdit>(json!({"type": "compact_20260112"})).unwrap()];
+        r.options.insert(AnthropicOptions::default().with_context_edits(vec![
+            serde_json::from_value::<ContextEdit>(json!({"type": "compact_20260112"})).unwrap(),
+        ]));
         let encoded = encode_request(&r, &opts).unwrap();
         assert!(encoded.betas.iter().any(|b| b == COMPACTION_BETA), "{:?}", encoded.betas);
-        r.context_management =
-            vec![serde_json::from_value::<ContextEdit>(json!({"type": "clear_thinking_20251015"})).unwrap()];
+        r.options.insert(AnthropicOptions::default().with_context_edits(vec![
+            serde_json::from_value::<ContextEdit>(json!({"type": "clear_thinking_20251015"})).unwrap(),
+        ]));
         assert!(!encode_request(&r, &opts).unwrap().betas.iter().any(|b| b == COMPACTION_BETA));
     }
 }

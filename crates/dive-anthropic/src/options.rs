@@ -42,6 +42,15 @@ impl AnthropicOptions {
     }
 }
 
+impl AnthropicOptions {
+    /// Adds context edits.
+    #[must_use]
+    pub fn with_context_edits(mut self, edits: impl IntoIterator<Item = ContextEdit>) -> Self {
+        self.context_management.extend(edits);
+        self
+    }
+}
+
 impl ProviderOption for AnthropicOptions {
     const PROVIDER: &'static str = crate::PROVIDER;
     const NAME: &'static str = "AnthropicOptions";

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use bytes::Bytes;
-use dive_anthropic::Anthropic;
+use dive_anthropic::{Anthropic, AnthropicOptions};
 use dive_core::{
     CacheControl, CacheTtl, Citation, CitationsConfig, Content, ContextEdit, DocumentContent, FileContent,
     ImageContent, McpServerConfig, MediaSource, Message, ModelRequest, Prefill, Reasoning, ReasoningEffort,
@@ -282,11 +282,11 @@ fn matrix() -> Vec<(&'static str, &'static str, ModelRequest)> {
     mcp.authorization_token = Some(Secret::new("mcp-token"));
     mcp.allowed_tools = vec!["search".into()];
     r.mcp_servers = vec![mcp];
-    r.context_management = vec![
+    r.options.insert(AnthropicOptions::default().with_context_edits(vec![
         serde_json::from_value::<ContextEdit>(json!({"type": "clear_tool_uses_20250919",
             "trigger": {"type": "input_tokens", "value": 100000}, "keep": {"type": "tool_uses", "value": 3}}))
         .unwrap(),
-    ];
+    ]));
     cases.push(("beta_mcp_and_context_management", sonnet55, r));
 
     // The compaction block of a recorded stream, replayed on the next request under the edit
@@ -298,11 +298,11 @@ fn matrix() -> Vec<(&'static str, &'static str, ModelRequest)> {
         assistant(acc.into_response().content),
         Message::user("And then?"),
     ]);
-    r.context_management = vec![
+    r.options.insert(AnthropicOptions::default().with_context_edits(vec![
         serde_json::from_value::<ContextEdit>(json!({"type": "compact_20260112",
             "trigger": {"type": "input_tokens", "value": 150000}, "pause_after_compaction": false}))
         .unwrap(),
-    ];
+    ]));
     cases.push(("beta_compaction_replay", sonnet55, r));
     cases
 }

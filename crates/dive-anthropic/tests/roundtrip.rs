@@ -1,7 +1,7 @@
 //! Full calls against a local server: what is sent (body, headers, URL) and what comes back.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use dive_anthropic::{API_VERSION, Anthropic};
+use dive_anthropic::{API_VERSION, Anthropic, AnthropicOptions};
 use dive_core::{Llm, Message, ModelRequest, ResponseAccumulator, StopKind, StreamEvent};
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -74,8 +74,9 @@ async fn stream_decodes_prices_and_sends_beta_headers() {
     let mut request = ModelRequest::new(vec![Message::user("news?")]);
     request.features = vec!["interleaved-thinking-2025-05-14".into()];
     request.headers.insert("x-custom".into(), "1".into());
-    request.context_management =
-        vec![serde_json::from_value(json!({"type": "clear_thinking_20251015", "keep": "all"})).unwrap()];
+    request.options.insert(AnthropicOptions::default().with_context_edits(vec![
+        serde_json::from_value(json!({"type": "clear_thinking_20251015", "keep": "all"})).unwrap(),
+    ]));
     let client = llm(&server.uri());
     assert!(client.supports_streaming());
     let mut stream = client.stream(request.clone()).await.unwrap();

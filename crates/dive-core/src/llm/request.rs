@@ -96,9 +96,6 @@ pub struct ModelRequest {
     /// Assistant prefill.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefill: Option<Prefill>,
-    /// Server-side context editing (Anthropic).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub context_management: Vec<ContextEdit>,
     /// Free-form options for one provider, merged into its request body.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub provider_options: Map<String, Value>,

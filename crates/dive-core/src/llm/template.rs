@@ -51,7 +51,6 @@ impl ModelRequest {
             previous_response_id,
             service_tier,
             prefill,
-            context_management,
             provider_options,
             options,
         } = template;
@@ -75,7 +74,6 @@ impl ModelRequest {
         self.stop_sequences.extend(stop_sequences.iter().cloned());
         self.features.extend(features.iter().cloned());
         self.mcp_servers.extend(mcp_servers.iter().cloned());
-        self.context_management.extend(context_management.iter().cloned());
         for (k, v) in headers {
             self.headers.entry(k.clone()).or_insert_with(|| v.clone());
         }
@@ -91,7 +89,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::llm::request::{ContextEdit, Prefill, ToolChoice};
+    use crate::llm::request::{Prefill, ToolChoice};
     use crate::message::Message;
 
     #[test]
@@ -101,7 +99,6 @@ mod tests {
         template.prompt_cache_key = Some("k".into());
         template.previous_response_id = Some("r".into());
         template.prefill = Some(Prefill::new("{"));
-        template.context_management.push(ContextEdit { kind: "clear".into(), params: Default::default() });
         template.headers.insert("x-a".into(), "1".into());
         template.provider_options.insert("seed".into(), json!(3));
         template.messages.push(Message::user("never copied"));
