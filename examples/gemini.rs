@@ -80,7 +80,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_max_retries(3)
         .with_base_delay(Duration::from_millis(500))
         .on_retry(|a| println!("[retry {} in {:?}: {}]", a.attempt, a.delay, a.error));
-    let builder = Gemini::builder().model("gemini-3.5-flash").retry_policy(retry);
+    // builder_from_env reads GEMINI_API_KEY (or GOOGLE_API_KEY) and GEMINI_BASE_URL.
+    let builder = Gemini::builder_from_env().model("gemini-3.5-flash").retry_policy(retry);
     let live =
         ["GEMINI_API_KEY", "GOOGLE_API_KEY"].iter().any(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()));
     let gemini = if live {
@@ -144,7 +145,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The next request replays every thought signature on the part it came with.
     let next = ModelRequest::new(history).with_tools(vec![weather]);
-    let body = gemini.request_body(&next)?;
+    let body = gemini.request_body(&next, false)?;
     let signed = body["contents"][1]["parts"]
         .as_array()
         .map_or(0, |parts| parts.iter().filter(|p| p.get("thoughtSignature").is_some()).count());

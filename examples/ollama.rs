@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-use dive::ollama::{Ollama, parse_host};
+use dive::ollama::{Ollama, OllamaBuilderExt, parse_host};
 use dive::provider::HttpOptions;
 use dive::{Agent, FunctionTool, ResponseItem, RunOptions, ToolError};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
