@@ -24,7 +24,7 @@
 //! ```no_run
 //! use dive_test::provider::{CannedReplies, ProviderSetup, provider_conformance};
 //! # fn my_provider(setup: &ProviderSetup<'_>) -> dive_test::TestModel { dive_test::TestModel::new() }
-//! # fn canned() -> CannedReplies { unimplemented!() }
+//! # fn canned() -> CannedReplies { CannedReplies::new(b"{}".to_vec(), "done", (1, 1)) }
 //! # async fn run() {
 //! let report = provider_conformance(|setup| my_provider(setup), canned()).await;
 //! assert!(report.passed.contains(&"retry_after"));
