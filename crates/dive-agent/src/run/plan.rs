@@ -11,7 +11,6 @@ use dive_core::{
 use crate::agent::AgentInner;
 use crate::error::{AgentError, Rejection};
 use crate::input::{ResumeRequest, RunInput};
-use crate::options::RunOptions;
 
 /// The turn an invocation works on when it is not fresh.
 #[derive(Debug, Clone)]
@@ -24,14 +23,11 @@ pub(super) struct OpenTurn {
 }
 
 impl OpenTurn {
-    fn from_turn(turn: &Turn) -> Self {
-        Self {
-            id: turn.id.clone(),
-            input: turn.input().to_vec(),
-            output: turn.output().to_vec(),
-            usage: turn.usage.clone(),
-            records: turn.tool_calls.clone(),
-        }
+    fn from_turn(turn: Turn) -> Self {
+        let split = turn.input().len();
+        let mut input = turn.messages;
+        let output = input.split_off(split);
+        Self { id: turn.id, input, output, usage: turn.usage, records: turn.tool_calls }
     }
 
     fn from_suspension(state: &SuspensionState) -> Self {
@@ -63,8 +59,8 @@ impl OpenTurn {
 /// What an invocation is.
 #[derive(Debug)]
 pub(super) enum Plan {
-    /// A new turn on `history`.
-    Fresh { history: Vec<Message> },
+    /// A new turn on `history` with `input`.
+    Fresh { history: Vec<Message>, input: Vec<Message> },
     /// Results for a suspended turn.
     Resume {
         history: Vec<Message>,
@@ -84,42 +80,45 @@ impl Plan {
     }
 }
 
-/// Decides the plan from the options and the loaded session.
+/// Decides the plan from the input and the loaded session (both moved in: the history is
+/// handed on, never copied).
 pub(super) fn decide(
     inner: &AgentInner,
-    options: &RunOptions,
+    input: RunInput,
+    has_background: bool,
     session: Option<&dyn Session>,
-    snapshot: Option<&SessionSnapshot>,
+    snapshot: Option<SessionSnapshot>,
 ) -> Result<Plan, AgentError> {
     let session_id = session.map(|s| s.id().to_owned()).unwrap_or_default();
-    let open = snapshot.and_then(|s| s.open_turn.as_ref());
-    let suspended = open.is_some_and(Turn::is_suspended);
-    let no_results = BTreeMap::new();
-    let (kept, history_given, results) = match &options.input {
-        RunInput::Messages(input) => return fresh(inner, options, input, &session_id, snapshot, suspended),
+    let suspended = snapshot.as_ref().is_some_and(SessionSnapshot::is_suspended);
+    let (kept, history_given, results) = match input {
+        RunInput::Messages(input) => {
+            return fresh(inner, input, has_background, &session_id, snapshot, suspended);
+        }
         RunInput::Continue { history } => {
-            return continue_plan(history, &session_id, session, snapshot, open, suspended);
+            return continue_plan(history, &session_id, session, snapshot, suspended);
         }
         RunInput::Resume { results, guard } => {
-            if let Some(request) = guard {
-                check_guard(request, &session_id, session, snapshot, open)?;
+            if let Some(request) = &guard {
+                check_guard(request, &session_id, session, snapshot.as_ref())?;
             }
-            (None, &[][..], results)
+            (None, Vec::new(), results)
         }
-        RunInput::ResumeStateless { history, state, results } => (Some(&**state), &history[..], results),
-        RunInput::CancelSuspended { state } => (state.as_deref(), &[][..], &no_results),
+        RunInput::ResumeStateless { history, state, results } => (Some(*state), history, results),
+        RunInput::CancelSuspended { state } => (state.map(|s| *s), Vec::new(), BTreeMap::new()),
     };
-    let (state, turn, history) = match (kept, open) {
-        (Some(state), _) => {
+    let (state, turn, history) = match (kept, snapshot) {
+        (Some(state), snapshot) => {
             let history = match snapshot {
-                Some(s) if history_given.is_empty() => s.history.clone(),
-                _ => history_given.to_vec(),
+                Some(s) if history_given.is_empty() => s.history,
+                _ => history_given,
             };
-            (state.clone(), OpenTurn::from_suspension(state), history)
+            let turn = OpenTurn::from_suspension(&state);
+            (state, turn, history)
         }
-        (None, Some(turn)) if turn.is_suspended() => {
+        (None, Some(SessionSnapshot { history, open_turn: Some(turn), .. })) if turn.is_suspended() => {
             let state = turn.suspension.clone().ok_or(Rejection::NoSuspendedTurn)?;
-            (state, OpenTurn::from_turn(turn), snapshot.map(|s| s.history.clone()).unwrap_or_default())
+            (state, OpenTurn::from_turn(turn), history)
         }
         _ => return Err(Rejection::NoSuspendedTurn.into()),
     };
@@ -133,11 +132,11 @@ fn check_guard(
     session_id: &str,
     session: Option<&dyn Session>,
     snapshot: Option<&SessionSnapshot>,
-    open: Option<&Turn>,
 ) -> Result<(), AgentError> {
     let (Some(snapshot), Some(s)) = (snapshot, session) else {
         return Err(Rejection::NoSuspendedTurn.into());
     };
+    let open = snapshot.open_turn.as_ref();
     if s.as_turn_store().is_none() {
         return Err(Rejection::Unsupported {
             session: session_id.to_owned(),
@@ -160,11 +159,10 @@ fn check_guard(
 
 /// No new input: call the model again on the history as it stands.
 fn continue_plan(
-    given: &[Message],
+    given: Vec<Message>,
     session_id: &str,
     session: Option<&dyn Session>,
-    snapshot: Option<&SessionSnapshot>,
-    open: Option<&Turn>,
+    snapshot: Option<SessionSnapshot>,
     suspended: bool,
 ) -> Result<Plan, AgentError> {
     if session.is_some() && !given.is_empty() {
@@ -173,7 +171,10 @@ fn continue_plan(
     if suspended {
         return Err(Rejection::ResumeRequired(session_id.to_owned()).into());
     }
-    let mut history = snapshot.map_or_else(|| given.to_vec(), |s| s.history.clone());
+    let (mut history, open) = match snapshot {
+        Some(s) => (s.history, s.open_turn),
+        None => (given, None),
+    };
     let fold = match open {
         Some(turn)
             if turn.status == TurnStatus::Incomplete
@@ -185,7 +186,7 @@ fn continue_plan(
             Some(open)
         }
         Some(turn) => {
-            history.extend(turn.messages.iter().cloned());
+            history.extend(turn.messages);
             None
         }
         None => None,
@@ -199,10 +200,10 @@ fn continue_plan(
 /// New input: a fresh turn, refused while the session is suspended.
 fn fresh(
     inner: &AgentInner,
-    options: &RunOptions,
-    input: &[Message],
+    input: Vec<Message>,
+    has_background: bool,
     session_id: &str,
-    snapshot: Option<&SessionSnapshot>,
+    snapshot: Option<SessionSnapshot>,
     suspended: bool,
 ) -> Result<Plan, AgentError> {
     if suspended {
@@ -213,35 +214,45 @@ fn fresh(
         }
         .into());
     }
-    if input.is_empty() && options.background_results.is_empty() {
+    if input.is_empty() && !has_background {
         return Err(Rejection::NoInput.into());
     }
-    let latest = match snapshot {
+    let latest = match &snapshot {
         Some(s) => s.latest_outcome.clone(),
-        None => find_turn_outcome(input),
+        None => find_turn_outcome(&input),
     };
     if inner.require_reconcile && latest.is_some_and(|o| o.next == NextStep::Reconcile) {
         return Err(Rejection::UnreconciledToolCalls.into());
     }
-    Ok(Plan::Fresh { history: snapshot.map(SessionSnapshot::messages).unwrap_or_default() })
+    let history = match snapshot {
+        Some(s) => {
+            let mut history = s.history;
+            if let Some(open) = s.open_turn {
+                history.extend(open.messages);
+            }
+            history
+        }
+        None => Vec::new(),
+    };
+    Ok(Plan::Fresh { history, input })
 }
 
 /// Checks supplied results against the suspension: pending calls are accepted; a resent
 /// identical result for an already-completed call is skipped; anything else is refused.
 fn accept_results(
     state: &SuspensionState,
-    results: &BTreeMap<String, ToolOutput>,
+    results: BTreeMap<String, ToolOutput>,
 ) -> Result<Vec<(PendingToolCall, ToolOutput)>, Rejection> {
     let mut accepted = Vec::new();
     for (id, output) in results {
-        if let Some(pending) = state.pending_call(id) {
-            accepted.push((pending.clone(), output.clone()));
-        } else if let Some(done) = state.completed.iter().find(|c| &c.id == id) {
-            if &done.output != output {
-                return Err(Rejection::ConflictingToolResult(id.clone()));
+        if let Some(pending) = state.pending_call(&id) {
+            accepted.push((pending.clone(), output));
+        } else if let Some(done) = state.completed.iter().find(|c| c.id == id) {
+            if done.output != output {
+                return Err(Rejection::ConflictingToolResult(id));
             }
         } else {
-            return Err(Rejection::UnknownPendingToolCall(id.clone()));
+            return Err(Rejection::UnknownPendingToolCall(id));
         }
     }
     // Keep the calls' own order.
@@ -272,13 +283,13 @@ mod tests {
             ("p2".to_owned(), ToolOutput::text("b")),
             ("p1".to_owned(), ToolOutput::text("a")),
         ]);
-        let accepted = accept_results(&s, &ok).unwrap();
+        let accepted = accept_results(&s, ok).unwrap();
         assert_eq!(accepted.iter().map(|(p, _)| p.id.as_str()).collect::<Vec<_>>(), ["p1", "p2"]);
         let resent = BTreeMap::from([("c1".to_owned(), ToolOutput::text("done"))]);
-        assert!(accept_results(&s, &resent).unwrap().is_empty());
+        assert!(accept_results(&s, resent).unwrap().is_empty());
         let conflict = BTreeMap::from([("c1".to_owned(), ToolOutput::text("other"))]);
-        assert_eq!(accept_results(&s, &conflict), Err(Rejection::ConflictingToolResult("c1".into())));
+        assert_eq!(accept_results(&s, conflict), Err(Rejection::ConflictingToolResult("c1".into())));
         let unknown = BTreeMap::from([("zz".to_owned(), ToolOutput::text("x"))]);
-        assert_eq!(accept_results(&s, &unknown), Err(Rejection::UnknownPendingToolCall("zz".into())));
+        assert_eq!(accept_results(&s, unknown), Err(Rejection::UnknownPendingToolCall("zz".into())));
     }
 }

@@ -28,7 +28,7 @@ pub const TURN_CONTINUE_REMINDER: &str = "turn-continue";
 impl Run {
     pub(super) async fn prepare(
         agent: Agent,
-        options: RunOptions,
+        mut options: RunOptions,
         session: Option<Arc<dyn Session>>,
         stream: Option<UnboundedSender<ResponseItem>>,
     ) -> Result<Self, AgentError> {
@@ -59,19 +59,22 @@ impl Run {
             }
             None => None,
         };
-        let plan = plan::decide(inner, &options, session.as_deref(), snapshot.as_ref())?;
         let mut revision = snapshot.as_ref().map_or(0, |s| s.revision);
         let cancel_suspended = matches!(options.input, RunInput::CancelSuspended { .. });
         let continuing = matches!(options.input, RunInput::Continue { .. });
+        let run_input = std::mem::take(&mut options.input);
+        let has_background = !options.background_results.is_empty();
+        let plan = plan::decide(inner, run_input, has_background, session.as_deref(), snapshot)?;
         let partial_resume = plan.is_partial_resume(cancel_suspended);
 
         let mut turn_id = new_id("turn");
-        let mut input = options.input.messages().to_vec();
+        let mut input = Vec::new();
         let mut prior: Option<OpenTurn> = None;
         let mut resume = None;
         let mut call_reminders = options.model_only_reminders.clone();
         let mut history = match plan {
-            Plan::Fresh { mut history } => {
+            Plan::Fresh { mut history, input: fresh } => {
+                input = fresh;
                 if history.is_empty() {
                     let seeded =
                         hooks::session_start(&inner.hooks, SessionStartContext::new(info.clone())).await?;
@@ -88,17 +91,18 @@ impl Run {
                 history
             }
             Plan::Resume { history, turn, state, accepted } => {
+                let mut turn = *turn;
                 turn_id.clone_from(&turn.id);
-                input.clone_from(&turn.input);
-                prior = Some(*turn);
+                input = std::mem::take(&mut turn.input);
+                prior = Some(turn);
                 resume = Some(ResumeWork { state, accepted });
                 history
             }
             Plan::Continue { history, fold } => {
                 match fold {
-                    Some(open) => {
+                    Some(mut open) => {
                         turn_id.clone_from(&open.id);
-                        input.clone_from(&open.input);
+                        input = std::mem::take(&mut open.input);
                         prior = Some(open);
                     }
                     None => {
