@@ -32,9 +32,9 @@ pub(crate) const COMPACT_EDIT: &str = "compact_20260112";
 /// The beta the compaction edit needs.
 pub const COMPACTION_BETA: &str = "compact-2026-01-12";
 
-/// A Messages API request body. Scalars and lists the request already holds are borrowed;
-/// messages and tools are JSON because cache breakpoints are placed on the encoded blocks and
-/// blocks this version cannot type are replayed byte for byte.
+/// A Messages API request body. Scalars, lists and tool definitions the request already holds
+/// are borrowed; messages are JSON because cache breakpoints are placed on the encoded blocks
+/// and blocks this version cannot type are replayed byte for byte.
 #[derive(Debug, Serialize)]
 #[non_exhaustive]
 pub struct MessagesBody<'a> {
@@ -53,9 +53,9 @@ pub struct MessagesBody<'a> {
     /// Stop sequences (a prefill's closing tag last).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stop_sequences: Vec<&'a str>,
-    /// Tool definitions, encoded.
+    /// Tool definitions, borrowed from the request.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<Value>,
+    pub tools: Vec<WireTool<'a>>,
     /// The tool choice.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<Value>,
@@ -276,23 +276,63 @@ fn encode_reasoning(request: &ModelRequest, model: &str) -> (Option<Value>, Map<
     (thinking, output)
 }
 
-fn encode_tool(tool: &ToolDefinition) -> Value {
-    if let Some(kind) = &tool.native_type {
-        let mut m = tool.native_params.clone();
-        m.insert("type".into(), json!(kind));
-        m.insert("name".into(), json!(tool.name));
-        return Value::Object(m);
+/// One tool definition as sent, borrowed from the request: the input schema (the largest
+/// part) is serialized from the caller's value, never cloned per call.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+#[non_exhaustive]
+pub enum WireTool<'a> {
+    /// A function tool.
+    Function {
+        /// The tool name.
+        name: &'a str,
+        /// The description (omitted when empty).
+        #[serde(skip_serializing_if = "str::is_empty")]
+        description: &'a str,
+        /// The JSON Schema of the input.
+        input_schema: &'a Value,
+        /// Strict schema adherence.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        strict: Option<bool>,
+    },
+    /// A server tool (`web_search_20250305`, …): its type, name and parameters.
+    Native {
+        /// The server tool type.
+        #[serde(rename = "type")]
+        kind: &'a str,
+        /// The tool name.
+        name: &'a str,
+        /// The tool's parameters (a `type` or `name` among them is not sent twice).
+        #[serde(flatten)]
+        params: NativeParams<'a>,
+    },
+}
+
+/// A server tool's parameters without the `type` and `name` keys the tool sets itself.
+#[derive(Debug)]
+pub struct NativeParams<'a>(&'a Map<String, Value>);
+
+impl Serialize for NativeParams<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        for (k, v) in self.0.iter().filter(|(k, _)| !matches!(k.as_str(), "type" | "name")) {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
     }
-    let mut m = Map::new();
-    m.insert("name".into(), json!(tool.name));
-    if !tool.description.is_empty() {
-        m.insert("description".into(), json!(tool.description));
+}
+
+fn encode_tool(tool: &ToolDefinition) -> WireTool<'_> {
+    match &tool.native_type {
+        Some(kind) => WireTool::Native { kind, name: &tool.name, params: NativeParams(&tool.native_params) },
+        None => WireTool::Function {
+            name: &tool.name,
+            description: &tool.description,
+            input_schema: &tool.input_schema,
+            strict: tool.strict,
+        },
     }
-    m.insert("input_schema".into(), tool.input_schema.clone());
-    if let Some(strict) = tool.strict {
-        m.insert("strict".into(), json!(strict));
-    }
-    Value::Object(m)
 }
 
 fn encode_tool_choice(request: &ModelRequest) -> Option<Value> {
@@ -502,6 +542,19 @@ fn encode_citation(c: &dive_core::Citation) -> Option<Value> {
 mod tests {
     use super::*;
     use dive_core::{ContextEdit, Message};
+
+    #[test]
+    fn tools_are_borrowed_and_a_server_tool_sends_type_and_name_once() {
+        let mut params = Map::new();
+        params.insert("max_uses".into(), json!(3));
+        params.insert("name".into(), json!("ignored"));
+        let native = ToolDefinition::native("web_search_20250305", "web_search", params);
+        let text = serde_json::to_string(&encode_tool(&native)).unwrap();
+        assert_eq!(text, r#"{"type":"web_search_20250305","name":"web_search","max_uses":3}"#);
+        let f = ToolDefinition::new("get", "", json!({"type": "object"}));
+        let text = serde_json::to_string(&encode_tool(&f)).unwrap();
+        assert_eq!(text, r#"{"name":"get","input_schema":{"type":"object"}}"#);
+    }
 
     #[test]
     fn the_compaction_edit_asks_for_the_compaction_beta() {

@@ -41,7 +41,7 @@ mod stream;
 mod wire;
 
 pub use catalog::{DEFAULT_MODEL, MODELS, model_info, supports_system_messages};
-pub use encode::{COMPACTION_BETA, ContextManagement, MessagesBody};
+pub use encode::{COMPACTION_BETA, ContextManagement, MessagesBody, NativeParams, WireTool};
 pub use options::AnthropicOptions;
 pub use stream::{MessagesMapper, events, map_event};
 pub use wire::{
