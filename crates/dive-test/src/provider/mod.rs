@@ -260,6 +260,17 @@ impl<L: Llm + std::fmt::Debug, F: Fn(&ProviderSetup<'_>) -> L> Suite<'_, F> {
         assert!(e.is_none(), "[cut_before_first_event] a cut before any event is retried: {e:?}");
         assert_eq!(r.text_content(), self.canned.text, "[cut_before_first_event] text");
         assert_eq!(server.received().len(), 2, "[cut_before_first_event] one retry");
+        // A cut inside the first frame: nothing reached the caller either.
+        let first = &self.canned.stream[0];
+        let (head, tail) = first.split_at(first.len() / 2);
+        let mut halves = vec![head.to_vec(), tail.to_vec()];
+        halves.extend(self.canned.stream[1..].iter().cloned());
+        let script = vec![self.stream(halves, Some(1)), self.stream(self.canned.stream.clone(), None)];
+        let (server, llm) = self.server(script).await;
+        let (r, e, _) = drain(&llm).await;
+        assert!(e.is_none(), "[cut_before_first_event] a cut inside the first frame is retried: {e:?}");
+        assert_eq!(r.text_content(), self.canned.text, "[cut_before_first_event] text");
+        assert_eq!(server.received().len(), 2, "[cut_before_first_event] one retry");
         self.pass("cut_before_first_event");
     }
 
