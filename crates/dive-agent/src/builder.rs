@@ -188,16 +188,17 @@ impl AgentBuilder {
         self
     }
 
-    /// Adds a toolset, resolved before every model call.
-    pub fn toolset(mut self, toolset: Arc<dyn Toolset>) -> Self {
-        self.toolsets.push(toolset);
+    /// Adds a toolset, resolved before every model call: any [`Toolset`], or an
+    /// `Arc<dyn Toolset>` already shared.
+    pub fn toolset(mut self, toolset: impl Toolset + 'static) -> Self {
+        self.toolsets.push(shared(toolset, |t| Arc::new(t) as Arc<dyn Toolset>));
         self
     }
 
     /// Adds an extension: its tools, hooks (after the agent's own) and rules (appended to
-    /// the system prompt) are merged at build.
-    pub fn extension(mut self, extension: Arc<dyn Extension>) -> Self {
-        self.extensions.push(extension);
+    /// the system prompt) are merged at build. Any [`Extension`], or an `Arc<dyn Extension>`.
+    pub fn extension(mut self, extension: impl Extension + 'static) -> Self {
+        self.extensions.push(shared(extension, |e| Arc::new(e) as Arc<dyn Extension>));
         self
     }
 
@@ -213,9 +214,9 @@ impl AgentBuilder {
         self
     }
 
-    /// The tracer (default: none).
-    pub fn tracer(mut self, tracer: Arc<dyn Tracer>) -> Self {
-        self.tracer = tracer;
+    /// The tracer (default: none): any [`Tracer`], or an `Arc<dyn Tracer>` already shared.
+    pub fn tracer(mut self, tracer: impl Tracer + 'static) -> Self {
+        self.tracer = shared(tracer, |t| Arc::new(t) as Arc<dyn Tracer>);
         self
     }
 

@@ -39,6 +39,19 @@ async fn an_already_shared_model_or_tool_is_not_wrapped_again() {
     assert_eq!(agent.run("go").await.unwrap().output_text(), "ok");
 }
 
+#[tokio::test]
+async fn a_toolset_and_a_tracer_are_taken_by_value() {
+    let model =
+        ScriptedModel::new([calls(&[("c1", "upper", json!({"text": "ok"}))]), ModelResponse::text("done")]);
+    let toolset = dive_core::StaticToolset::new("extra", vec![Arc::new(upper())]);
+    let agent =
+        Agent::builder().model(model.clone()).toolset(toolset).tracer(dive_core::NopTracer).build().unwrap();
+    assert!(agent.has_tools());
+    let response = agent.run("go").await.unwrap();
+    assert_eq!(response.tool_call_results().next().unwrap().output.as_ref().unwrap().text_content(), "OK");
+    model.requests().assert_tools(&["upper"]);
+}
+
 #[test]
 fn a_run_outside_a_tokio_runtime_is_a_typed_error() {
     let model = ScriptedModel::new([ModelResponse::text("never")]);

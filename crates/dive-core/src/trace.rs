@@ -57,6 +57,25 @@ pub trait Tracer: Send + Sync {
     fn start_tool_call(&self, run: &RunInfo, call: &ToolUse) -> Box<dyn ToolCallSpan>;
 }
 
+/// A tracer shared through an `Arc` is a tracer itself.
+impl<T: Tracer + ?Sized> Tracer for std::sync::Arc<T> {
+    fn start_agent_run(&self, run: &RunInfo) -> Box<dyn AgentRunSpan> {
+        (**self).start_agent_run(run)
+    }
+    fn start_chat(
+        &self,
+        run: &RunInfo,
+        provider: &str,
+        request: &ModelRequest,
+        streaming: bool,
+    ) -> Box<dyn ChatSpan> {
+        (**self).start_chat(run, provider, request, streaming)
+    }
+    fn start_tool_call(&self, run: &RunInfo, call: &ToolUse) -> Box<dyn ToolCallSpan> {
+        (**self).start_tool_call(run, call)
+    }
+}
+
 struct Nop;
 impl AgentRunSpan for Nop {}
 impl ChatSpan for Nop {}

@@ -248,3 +248,19 @@ pub trait Extension: Send + Sync {
         None
     }
 }
+
+/// An extension shared through an `Arc` is an extension itself.
+impl<E: Extension + ?Sized> Extension for Arc<E> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        (**self).tools()
+    }
+    fn hooks(&self) -> Hooks {
+        (**self).hooks()
+    }
+    fn rules(&self) -> Option<String> {
+        (**self).rules()
+    }
+}

@@ -179,6 +179,16 @@ pub trait Toolset: Send + Sync {
     fn tools<'a>(&'a self, run: &'a RunInfo) -> BoxFuture<'a, Result<Vec<Arc<dyn Tool>>, ToolError>>;
 }
 
+/// A toolset shared through an `Arc` is a toolset itself.
+impl<T: Toolset + ?Sized> Toolset for Arc<T> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn tools<'a>(&'a self, run: &'a RunInfo) -> BoxFuture<'a, Result<Vec<Arc<dyn Tool>>, ToolError>> {
+        (**self).tools(run)
+    }
+}
+
 /// A fixed toolset.
 #[derive(Clone)]
 pub struct StaticToolset {
