@@ -330,6 +330,11 @@ pub fn tidy() -> Result {
             citations.join("; ")
         ));
     }
+    if !crate::codemap::is_current()? {
+        return Err("the code map of docs/ARCHITECTURE.md is not current (a module was added, moved or \
+             renamed): run `cargo xtask codemap`"
+            .into());
+    }
     let files = workspace_rust_files();
     let missing: Vec<String> = files
         .iter()

@@ -1,6 +1,7 @@
 //! Project automation: `cargo xtask ci` runs every check CI runs; the subcommands run one each.
 
 mod checks;
+mod codemap;
 mod examples;
 mod interop;
 mod tidy;
@@ -22,7 +23,9 @@ commands:
   check-layers    dive-core's dependency allowlist and the crate layering
   check-features  cargo hack --each-feature: each crate alone, with each of its features alone
                   (installs cargo-hack when missing)
-  tidy            every Rust file opens with a //! line; no comment cites an outside document";
+  tidy            every Rust file opens with a //! line; no comment cites an outside document;
+                  the code map of docs/ARCHITECTURE.md is current
+  codemap         write the code map of docs/ARCHITECTURE.md (one line a module)";
 
 fn main() -> ExitCode {
     let command = std::env::args().nth(1).unwrap_or_default();
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
         "check-layers" => checks::check_layers(),
         "check-features" => checks::check_features(),
         "tidy" => checks::tidy(),
+        "codemap" => codemap::write(),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);
