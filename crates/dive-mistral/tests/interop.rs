@@ -28,11 +28,6 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
-/// The Python with the pinned `mistralai` SDK (`dive_test::interop`); `None` when skipped locally.
-fn python() -> Option<String> {
-    dive_test::interop::python("mistralai")
-}
-
 fn weather() -> ToolDefinition {
     ToolDefinition::new(
         "weather",
@@ -196,7 +191,7 @@ fn request_bodies_are_valid_for_the_official_sdk() {
             written += 1;
         }
     }
-    let Some(py) = python() else { return };
+    let Some(py) = dive_test::interop::python("mistralai") else { return };
     let out =
         Command::new(py).arg(interop_dir().join("validate_requests.py")).arg(dir.path()).output().unwrap();
     let report = String::from_utf8_lossy(&out.stdout);
@@ -235,7 +230,7 @@ fn assert_same_message(name: &str) -> dive_core::ModelResponse {
     let (acc, error) = decode_fixture(name);
     assert!(error.is_none(), "{error:?}");
     let ours = acc.into_response();
-    let Some(py) = python() else { return ours };
+    let Some(py) = dive_test::interop::python("mistralai") else { return ours };
     let out = Command::new(py).arg(interop_dir().join("sdk_stream.py")).arg(fixture(name)).output().unwrap();
     assert!(out.status.success(), "sdk_stream.py failed: {}", String::from_utf8_lossy(&out.stderr));
     let sdk: Value = serde_json::from_slice(&out.stdout).unwrap();

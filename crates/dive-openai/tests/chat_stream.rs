@@ -15,7 +15,8 @@ async fn run(sse: &str) -> Result<ModelResponse, ProviderError> {
     let chunks = vec![Ok::<_, std::io::Error>(Bytes::from(sse.to_owned()))];
     let events = dive_provider::decode_sse("openai", futures::stream::iter(chunks));
     let pricing = dive_openai::model_info("gpt-5.5").and_then(|m| m.pricing.clone());
-    let mut stream = ChatEvents::new("openai", Box::pin(events), ChatMapper::new("openai", Dialect::openai()), pricing);
+    let mut stream =
+        ChatEvents::new("openai", Box::pin(events), ChatMapper::new("openai", Dialect::openai()), pricing);
     let mut acc = ResponseAccumulator::new();
     while let Some(event) = stream.next().await {
         acc.add(&event?).unwrap();

@@ -12,7 +12,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{chat, decode_fixture, decode_fixture_ok, interop_dir, python, responses};
+use common::{chat, decode_fixture, decode_fixture_ok, interop_dir, responses};
 use dive_core::{
     Content, DocumentContent, FileContent, ImageContent, McpServerConfig, MediaSource, Message, ModelRequest,
     ModelResponse, Reasoning, ReasoningEffort, ReasoningSummary, Reminder, ResponseFormat, Role, ToolChoice,
@@ -216,7 +216,7 @@ fn compatible() -> dive_openai::CompatibleChat {
 
 #[test]
 fn request_bodies_are_valid_for_the_official_sdk() {
-    let Some(py) = python() else { return };
+    let Some(py) = dive_test::interop::python("openai") else { return };
     let dir = tempfile::tempdir().unwrap();
     let mut count = 0;
     for (name, model, request) in matrix() {
@@ -243,7 +243,7 @@ fn request_bodies_are_valid_for_the_official_sdk() {
 
 /// Runs the SDK on a fixture: (event problems, accumulated message, error).
 fn sdk(kind: &str, fixture: &str) -> Option<(Vec<Value>, Value, Value)> {
-    let py = python()?;
+    let py = dive_test::interop::python("openai")?;
     let out = Command::new(py)
         .arg(interop_dir().join("sdk_stream.py"))
         .arg(kind)

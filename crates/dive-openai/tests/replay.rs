@@ -153,8 +153,9 @@ fn thinking_from_other_providers_is_not_replayed_as_reasoning() {
             Content::text("Hello"),
         ],
     );
-    let body =
-        responses("gpt-5.5").request_body(&ModelRequest::new(vec![Message::user("Hi"), foreign]), false).unwrap();
+    let body = responses("gpt-5.5")
+        .request_body(&ModelRequest::new(vec![Message::user("Hi"), foreign]), false)
+        .unwrap();
     assert_eq!(body["input"][1], json!({"type": "message", "role": "assistant", "content": "Hello"}));
     assert_eq!(body["input"].as_array().unwrap().len(), 2);
 }

@@ -8,9 +8,9 @@ use std::time::Duration;
 use dive_core::{Llm, LlmError, LlmErrorKind, Message, ModelRequest, ModelResponse, ResponseAccumulator};
 use dive_openai::{ChatCompletions, OpenAi};
 use dive_provider::{ProviderError, RetryPolicy};
+use dive_test::provider::{CannedReplies, MisbehavingServer, Reply, source_of};
 use futures::StreamExt;
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -79,10 +79,6 @@ async fn mount(server: &MockServer, route: &str, responses: Vec<ResponseTemplate
 
 async fn requests(server: &MockServer) -> usize {
     server.received_requests().await.unwrap().len()
-}
-
-fn provider_error(e: &LlmError) -> &ProviderError {
-    e.source.as_deref().and_then(|s| s.downcast_ref::<ProviderError>()).expect("ProviderError source")
 }
 
 async fn drain(llm: &dyn Llm) -> (ModelResponse, Option<LlmError>) {
@@ -180,7 +176,7 @@ async fn responses_error_event_mid_stream_keeps_partial_and_is_not_retried() {
     let (seen, e) = drain(&responses(&server.uri(), &attempts)).await;
     let e = e.expect("error event");
     assert_eq!(e.kind, LlmErrorKind::Server);
-    let partial = provider_error(&e).partial_response().expect("partial output");
+    let partial = source_of::<ProviderError>(&e).partial_response().expect("partial output");
     assert_eq!(partial.content.len(), 2, "reasoning + commentary, both finished");
     assert_eq!(seen.content.len(), 2);
     assert_eq!(requests(&server).await, 1, "never retried once output was exposed");
@@ -194,7 +190,7 @@ async fn chat_stream_without_done_is_interrupted_not_success() {
     let (_, e) = drain(&chat(&server.uri(), &attempts)).await;
     let e = e.expect("a stream without [DONE] must fail");
     assert_eq!(e.kind, LlmErrorKind::StreamInterrupted);
-    assert!(provider_error(&e).partial_response().is_some());
+    assert!(source_of::<ProviderError>(&e).partial_response().is_some());
 }
 
 #[tokio::test]
@@ -206,52 +202,18 @@ async fn responses_stream_without_completed_is_interrupted() {
     let (_, e) = drain(&responses(&server.uri(), &attempts)).await;
     let e = e.expect("must fail");
     assert_eq!(e.kind, LlmErrorKind::StreamInterrupted);
-    assert_eq!(provider_error(&e).partial_response().unwrap().tool_uses().count(), 2);
-}
-
-/// Serves one HTTP response whose body stops half way (the socket is closed while the
-/// declared content length is still unmet).
-async fn cutting_server(body: &'static str, cut_at: usize) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let (mut socket, _) = listener.accept().await.unwrap();
-        let mut buf = vec![0u8; 65536];
-        let mut request = Vec::new();
-        loop {
-            let n = socket.read(&mut buf).await.unwrap();
-            request.extend_from_slice(&buf[..n]);
-            let text = String::from_utf8_lossy(&request);
-            if let Some(head_end) = text.find("\r\n\r\n") {
-                let len = text[..head_end]
-                    .lines()
-                    .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length: ").map(str::to_owned))
-                    .and_then(|v| v.trim().parse::<usize>().ok())
-                    .unwrap_or(0);
-                if request.len() >= head_end + 4 + len {
-                    break;
-                }
-            }
-            if n == 0 {
-                return;
-            }
-        }
-        let head = format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n",
-            body.len()
-        );
-        socket.write_all(head.as_bytes()).await.unwrap();
-        socket.write_all(&body.as_bytes()[..cut_at]).await.unwrap();
-        socket.flush().await.unwrap();
-        drop(socket);
-    });
-    format!("http://{addr}")
+    assert_eq!(source_of::<ProviderError>(&e).partial_response().unwrap().tool_uses().count(), 2);
 }
 
 #[tokio::test]
 async fn connection_cut_mid_stream_is_interrupted_with_partial_output() {
-    let cut_at = CHAT.find("\"index\":1,\"id\":\"call_Oslo02\"").unwrap();
-    let base = cutting_server(CHAT, cut_at).await;
+    // The socket closes before the frame that starts the second tool call.
+    let frames = CannedReplies::sse_frames(CHAT);
+    let cut_after = frames.iter().position(|f| String::from_utf8_lossy(f).contains("call_Oslo02")).unwrap();
+    let reply =
+        Reply::Stream { content_type: "text/event-stream".into(), frames, cut_after: Some(cut_after) };
+    let server = MisbehavingServer::start(vec![reply]).await;
+    let base = server.url().to_owned();
     let attempts = Attempts::default();
     let (seen, e) = drain(&chat(&base, &attempts)).await;
     let e = e.expect("a cut connection must fail the stream");

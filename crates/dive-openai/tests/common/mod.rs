@@ -71,8 +71,3 @@ pub async fn decode_fixture_ok(name: &str) -> ModelResponse {
     assert!(acc.is_complete());
     acc.into_response()
 }
-
-/// The Python with the pinned `openai` SDK (`dive_test::interop`); `None` when skipped locally.
-pub fn python() -> Option<String> {
-    dive_test::interop::python("openai")
-}
