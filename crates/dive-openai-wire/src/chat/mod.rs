@@ -1,6 +1,7 @@
 //! Chat Completions (`POST /chat/completions`): its encoder, decoder and
 //! stream mapper, public so OpenAI-compatible vendor crates can reuse them.
 
+mod chunk;
 mod decode;
 mod encode;
 mod reasoning;

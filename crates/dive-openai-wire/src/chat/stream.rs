@@ -19,10 +19,10 @@ use dive_core::{
 use dive_provider::{ProviderError, SseEvent, StreamMapper};
 use serde_json::{Map, Value, json};
 
+use crate::chat::chunk::{Chunk, Delta, DeltaContent, ToolCallDelta, typed_reasoning};
 use crate::chat::decode::{decode_usage, reasoning_text};
 use crate::chat::reasoning::{ChunkKind, content_chunks, detail_metadata, detail_text, merge_fragment};
 use crate::dialect::Dialect;
-use crate::wire::text;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Simple {
@@ -146,16 +146,16 @@ impl ChatMapper {
         out.push_back(StreamEvent::ContentBlockDelta { index, delta });
     }
 
-    fn tool_delta(&mut self, call: &Value, out: &mut VecDeque<StreamEvent>) {
-        let tool_index = call.get("index").and_then(Value::as_u64).unwrap_or(self.tools.len() as u64);
-        let function = call.get("function").cloned().unwrap_or_default();
+    fn tool_delta(&mut self, call: ToolCallDelta, out: &mut VecDeque<StreamEvent>) {
+        let tool_index = call.index.unwrap_or(self.tools.len() as u64);
+        let function = call.function.unwrap_or_default();
         let index = match self.tools.iter().find(|(t, _)| *t == tool_index) {
             Some((_, index)) => *index,
             None => {
                 self.close_simple(out);
                 let block = Content::ToolUse(ToolUse::new(
-                    text(call, "id").unwrap_or_default(),
-                    text(&function, "name").unwrap_or_default(),
+                    call.id.unwrap_or_default(),
+                    function.name.unwrap_or_default(),
                     json!({}),
                 ));
                 let index = self.open(block, out);
@@ -163,12 +163,22 @@ impl ChatMapper {
                 index
             }
         };
-        if let Some(args) = function.get("arguments").and_then(Value::as_str).filter(|a| !a.is_empty()) {
+        if let Some(partial_json) = function.arguments.filter(|a| !a.is_empty()) {
             out.push_back(StreamEvent::ContentBlockDelta {
                 index,
-                delta: ContentDelta::InputJsonDelta { partial_json: args.to_owned() },
+                delta: ContentDelta::InputJsonDelta { partial_json },
             });
         }
+    }
+
+    /// The delta's reasoning text: from the typed fields, or — for a dialect naming other
+    /// fields — from the chunk read as JSON.
+    fn reasoning(&self, delta: &mut Delta, data: &str) -> Option<String> {
+        if typed_reasoning(&self.dialect) {
+            return delta.take_reasoning(&self.dialect);
+        }
+        let chunk: Value = serde_json::from_str(data).ok()?;
+        reasoning_text(chunk.pointer("/choices/0/delta")?, &self.dialect)
     }
 
     fn finish(&mut self, out: &mut VecDeque<StreamEvent>) {
@@ -209,56 +219,58 @@ impl StreamMapper for ChatMapper {
         if data.is_empty() {
             return Ok(());
         }
-        let chunk: Value = serde_json::from_str(data).map_err(|e| {
+        let not_json = |e: serde_json::Error| {
             ProviderError::new(self.provider, LlmErrorKind::Decode, format!("stream chunk is not JSON: {e}"))
-        })?;
-        if chunk.get("error").is_some_and(|e| !e.is_null()) || event.event == "error" {
-            return Err(crate::stream_error::stream_error(self.provider, &chunk));
+        };
+        let chunk: Chunk<'_> = serde_json::from_str(data).map_err(not_json)?;
+        if chunk.error.as_ref().is_some_and(|e| !e.is_null()) || event.event == "error" {
+            let whole: Value = serde_json::from_str(data).map_err(not_json)?;
+            return Err(crate::stream_error::stream_error(self.provider, &whole));
         }
         if !self.started {
             self.started = true;
             let mut message = ModelResponse::default();
-            message.id = text(&chunk, "id").unwrap_or_default();
-            message.model = text(&chunk, "model").unwrap_or_default();
+            message.id = chunk.id.as_deref().unwrap_or_default().to_owned();
+            message.model = chunk.model.as_deref().unwrap_or_default().to_owned();
             out.push_back(StreamEvent::MessageStart { message });
         }
-        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+        if let Some(usage) = chunk.usage.as_ref().filter(|u| u.is_object()) {
             let mut u = decode_usage(usage, &self.dialect);
-            u.service_tier = text(&chunk, "service_tier");
+            u.service_tier = chunk.service_tier.as_deref().map(str::to_owned);
             self.usage = Some(u);
         }
-        let Some(choice) = chunk.get("choices").and_then(|c| c.get(0)) else { return Ok(()) };
-        if let Some(delta) = choice.get("delta") {
-            let details = self.dialect.reasoning_details.and_then(|_| delta.get("reasoning_details"));
-            if let Some(details) = details.and_then(Value::as_array).filter(|d| !d.is_empty()) {
+        let Some(choice) = chunk.choices.and_then(|c| c.into_iter().next()) else { return Ok(()) };
+        if let Some(mut delta) = choice.delta {
+            let details = self.dialect.reasoning_details.and(delta.reasoning_details.take());
+            if let Some(details) = details.filter(|d| !d.is_empty()) {
                 self.saw_details = true;
-                for fragment in details {
+                for fragment in &details {
                     self.detail_delta(fragment, out);
                 }
             } else if !self.saw_details
-                && let Some(thinking) = reasoning_text(delta, &self.dialect)
+                && let Some(thinking) = self.reasoning(&mut delta, data)
             {
                 self.simple_delta(Simple::Thinking, thinking, out);
             }
-            match delta.get("content") {
-                Some(Value::String(t)) => self.simple_delta(Simple::Text, t.clone(), out),
-                Some(Value::Array(chunks)) => {
-                    for (kind, t) in content_chunks(chunks) {
+            match delta.content {
+                Some(DeltaContent::Text(t)) => self.simple_delta(Simple::Text, t, out),
+                Some(DeltaContent::Chunks(chunks)) => {
+                    for (kind, t) in content_chunks(&chunks) {
                         let kind = if kind == ChunkKind::Thinking { Simple::Thinking } else { Simple::Text };
                         self.simple_delta(kind, t, out);
                     }
                 }
-                _ => {}
+                Some(DeltaContent::Other(_)) | None => {}
             }
-            if let Some(t) = delta.get("refusal").and_then(Value::as_str) {
-                self.simple_delta(Simple::Refusal, t.to_owned(), out);
+            if let Some(t) = delta.refusal {
+                self.simple_delta(Simple::Refusal, t, out);
             }
-            for call in delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+            for call in delta.tool_calls.into_iter().flatten() {
                 self.saw_tools = true;
                 self.tool_delta(call, out);
             }
         }
-        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+        if let Some(reason) = choice.finish_reason.as_deref() {
             self.finish_reason = Some(self.dialect.stop_reason(reason));
         }
         Ok(())
