@@ -185,7 +185,10 @@ fn request_bodies_are_what_the_official_sdk_sends() {
             let body = client.request_body(&request, stream).unwrap();
             let file = dir.path().join(format!("{name}.{}.json", if stream { "stream" } else { "whole" }));
             std::fs::write(&file, serde_json::to_vec_pretty(&body).unwrap()).unwrap();
-            if let Ok(keep) = std::env::var("DIVE_KEEP_BODIES") {
+            // A test's own switch: keep the bodies for a look by hand.
+            #[allow(clippy::disallowed_methods)]
+            let keep = std::env::var("DIVE_KEEP_BODIES");
+            if let Ok(keep) = keep {
                 std::fs::create_dir_all(&keep).unwrap();
                 std::fs::copy(&file, Path::new(&keep).join(file.file_name().unwrap())).unwrap();
             }
