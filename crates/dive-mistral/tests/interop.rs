@@ -184,7 +184,9 @@ fn request_bodies_are_valid_for_the_official_sdk() {
             let body = llm.request_body(&request, stream).unwrap();
             let file = dir.path().join(format!("{name}.{}.json", if stream { "stream" } else { "whole" }));
             std::fs::write(&file, serde_json::to_vec_pretty(&body).unwrap()).unwrap();
-            if let Ok(keep) = std::env::var("DIVE_KEEP_BODIES") {
+            #[allow(clippy::disallowed_methods)] // a debugging switch of this test
+            let keep = std::env::var("DIVE_KEEP_BODIES");
+            if let Ok(keep) = keep {
                 std::fs::create_dir_all(&keep).unwrap();
                 std::fs::copy(&file, Path::new(&keep).join(file.file_name().unwrap())).unwrap();
             }

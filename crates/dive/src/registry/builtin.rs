@@ -139,7 +139,10 @@ fn openai_compatible() -> Registration {
     let r = Registration::from_vendor(&dive_openai_wire::COMPATIBLE, |model, options| {
         use dive_openai_wire::{COMPATIBLE, Chat, Compatible, Dialect, Profile, Wire};
         let var = COMPATIBLE.base_url_var.unwrap_or_default();
-        if std::env::var(var).map_or(true, |url| url.trim().is_empty()) {
+        // `dive::model` is a from_env-style constructor: it reads the vendor's variables.
+        #[allow(clippy::disallowed_methods)]
+        let unset = std::env::var(var).map_or(true, |url| url.trim().is_empty());
+        if unset {
             let message =
                 format!("openai-compatible needs a base URL: set {var} (e.g. http://127.0.0.1:8000/v1)");
             let error = dive_core::LlmError::new(dive_core::LlmErrorKind::InvalidRequest, message);
