@@ -21,10 +21,8 @@ use dive_core::{
 use dive_google::{GeminiOptions, SafetySetting};
 use serde_json::{Value, json};
 
-/// The Python with the pinned `google-genai` SDK (`dive_test::interop`); `None` when skipped locally.
-fn python() -> Option<String> {
-    dive_test::interop::python("google-genai")
-}
+/// The official SDK these tests check against (its Python is found by `dive_test::interop::python`).
+const SDK: &str = "google-genai";
 
 const PNG: &str =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -280,7 +278,7 @@ fn request_bodies_are_valid_for_the_official_sdk() {
             .unwrap();
         written += 1;
     }
-    let Some(py) = python() else { return };
+    let Some(py) = dive_test::interop::python(SDK) else { return };
     let out =
         Command::new(py).arg(interop_dir().join("validate_requests.py")).arg(dir.path()).output().unwrap();
     let report = String::from_utf8_lossy(&out.stdout);
@@ -460,7 +458,7 @@ fn assert_same_turn(name: &str) {
     assert!(error.is_none(), "{name}: {error:?}");
     assert!(acc.is_complete());
     let ours = acc.into_response();
-    let Some(py) = python() else { return };
+    let Some(py) = dive_test::interop::python(SDK) else { return };
     let out = Command::new(py).arg(interop_dir().join("sdk_stream.py")).arg(fixture(name)).output().unwrap();
     assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
     let sdk: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -29,10 +29,8 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
-/// The Python with the pinned `ollama` SDK (`dive_test::interop`); `None` when skipped locally.
-fn python() -> Option<String> {
-    dive_test::interop::python("ollama")
-}
+/// The official SDK these tests check against (its Python is found by `dive_test::interop::python`).
+const SDK: &str = "ollama";
 
 fn client() -> Ollama {
     Ollama::builder().host("http://127.0.0.1:9").model("qwen3:8b").build().unwrap()
@@ -196,7 +194,7 @@ fn request_bodies_are_what_the_official_sdk_sends() {
         }
     }
     assert_eq!(written, matrix().len() * 2);
-    let Some(py) = python() else { return };
+    let Some(py) = dive_test::interop::python(SDK) else { return };
     let out =
         Command::new(py).arg(interop_dir().join("validate_requests.py")).arg(dir.path()).output().unwrap();
     let report = String::from_utf8_lossy(&out.stdout);
@@ -249,7 +247,7 @@ fn decode_fixture(name: &str) -> (ResponseAccumulator, Option<dive_provider::Pro
 }
 
 fn sdk(fixture_name: &str) -> Option<Value> {
-    let py = python()?;
+    let py = dive_test::interop::python(SDK)?;
     let out = Command::new(py)
         .arg(interop_dir().join("sdk_stream.py"))
         .arg(fixture(fixture_name))
