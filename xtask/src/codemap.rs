@@ -63,10 +63,10 @@ fn plain_links(text: &str) -> String {
         };
         out.push_str(&after[..=close]);
         rest = &after[close + 2..];
-        if rest.starts_with('(') {
-            if let Some(end) = rest.find(')') {
-                rest = &rest[end + 1..];
-            }
+        if rest.starts_with('(')
+            && let Some(end) = rest.find(')')
+        {
+            rest = &rest[end + 1..];
         }
     }
     out.push_str(rest);

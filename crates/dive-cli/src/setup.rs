@@ -168,7 +168,7 @@ pub async fn build(
     settings.permissions.ask.push(crate::extra_tools::WEB_FETCH_ASK_RULE.into());
     let config = settings.permission_config().map_err(|e| e.to_string())?;
     let mode = permission_mode(args, settings.permissions.default_mode.unwrap_or_default());
-    let manager = Arc::new(PermissionManager::new(config.with_mode(mode)));
+    let manager = Arc::new(PermissionManager::new(config.with_mode(mode).with_home_from_env()));
     let hook = PermissionHook::new(Arc::clone(&manager)).with_dialog(dialog);
     let session = store.open(session_id).await.map_err(|e| e.to_string())?;
     let mut settings_model = ModelSettings::new();

@@ -62,6 +62,10 @@ pub struct PermissionConfig {
     pub root: Option<PathBuf>,
     /// Extra tools with specifiers: tool name → (kind, input fields to read).
     pub specifier_fields: BTreeMap<String, (SpecifierKind, Vec<String>)>,
+    /// The home directory `~/` path rules are anchored to; without one, a `~/` rule matches
+    /// no path. Set it with [`with_home`](Self::with_home), or from `HOME` with
+    /// [`with_home_from_env`](Self::with_home_from_env).
+    pub home: Option<PathBuf>,
 }
 
 impl PermissionConfig {
@@ -82,6 +86,24 @@ impl PermissionConfig {
     #[must_use]
     pub fn with_root(mut self, root: impl Into<PathBuf>) -> Self {
         self.root = Some(root.into());
+        self
+    }
+
+    /// Sets the home directory `~/` path rules are anchored to.
+    #[must_use]
+    pub fn with_home(mut self, home: impl Into<PathBuf>) -> Self {
+        self.home = Some(home.into());
+        self
+    }
+
+    /// Sets the home directory from the `HOME` variable (unchanged when it is not set): the
+    /// one place the permission configuration reads the environment.
+    #[must_use]
+    #[allow(clippy::disallowed_methods)] // a from_env-style constructor
+    pub fn with_home_from_env(mut self) -> Self {
+        if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+            self.home = Some(PathBuf::from(home));
+        }
         self
     }
 
@@ -206,7 +228,7 @@ impl PermissionManager {
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("/"));
         let root = root.canonicalize().unwrap_or(root);
-        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let home = config.home.clone();
         Self { config: RwLock::new(config), base: PathBase { root, home }, grants: Mutex::new(Vec::new()) }
     }
 

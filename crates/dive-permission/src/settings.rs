@@ -128,6 +128,7 @@ impl Settings {
 
     /// The user's settings file, `$HOME/.dive/settings.json`; `None` without `HOME`.
     #[must_use]
+    #[allow(clippy::disallowed_methods)] // a from_env-style constructor
     pub fn user_file_from_env() -> Option<PathBuf> {
         std::env::var_os("HOME")
             .filter(|h| !h.is_empty())

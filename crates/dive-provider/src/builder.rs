@@ -62,6 +62,7 @@ impl<W: WireFormat> ProviderBuilder<W> {
     /// A builder for `wire` with the key and base URL read from the variables its
     /// [`Vendor`] names (the first key variable that is set and not blank wins; a blank base
     /// URL variable counts as unset). Setters called afterwards override them.
+    #[allow(clippy::disallowed_methods)] // the from_env constructor
     pub fn from_env(wire: W) -> Self {
         let vendor = *wire.vendor();
         let mut builder = Self::new(wire);

@@ -91,6 +91,7 @@ impl HttpOptions {
 /// assert!(dive_provider::api_key_from_env("DIVE_SURELY_UNSET_VARIABLE").is_none());
 /// ```
 #[must_use]
+#[allow(clippy::disallowed_methods)] // a from_env-style constructor
 pub fn api_key_from_env(var: &str) -> Option<Secret> {
     std::env::var(var).ok().filter(|v| !v.trim().is_empty()).map(|v| Secret::new(v.trim()))
 }

@@ -21,6 +21,7 @@ pub const CHILD_VAR: &str = "DIVE_TEST_CHILD";
 
 /// Whether this process is the child [`rerun_with_env`] started for `test`.
 #[must_use]
+#[allow(clippy::disallowed_methods)] // the marker `rerun_with_env` sets for its child
 pub fn is_child(test: &str) -> bool {
     std::env::var(CHILD_VAR).is_ok_and(|t| t == test)
 }

@@ -49,6 +49,7 @@ impl InteropSettings {
     /// Reads `DIVE_PYTHON` (else the virtualenv `cargo xtask` builds under `target/` when it
     /// exists, else `python3`), `DIVE_SKIP_PYTHON_INTEROP` and `CI`.
     #[must_use]
+    #[allow(clippy::disallowed_methods)] // the from_env constructor
     pub fn from_env() -> Self {
         let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/interop-venv/bin/python");
         let python = std::env::var("DIVE_PYTHON").ok().filter(|p| !p.is_empty()).unwrap_or_else(|| {

@@ -109,6 +109,7 @@ impl SearchApi {
         Ok(Self { key, base_url: base_url.into(), client: client()? })
     }
 
+    #[allow(clippy::disallowed_methods)] // a from_env-style constructor
     fn key_from_env(var: &'static str) -> Result<Secret, SearchError> {
         std::env::var(var).ok().filter(|k| !k.is_empty()).map(Secret::new).ok_or(SearchError::MissingKey(var))
     }
