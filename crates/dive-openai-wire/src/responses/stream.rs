@@ -6,6 +6,7 @@
 //! done. `response.completed`, `response.incomplete` and `response.failed` end the response;
 //! a stream that ends without one of them is `StreamInterrupted`. Unknown events are skipped.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use dive_core::{
@@ -13,6 +14,7 @@ use dive_core::{
     ThinkingContent,
 };
 use dive_provider::{ProviderError, SseEvent, StreamMapper};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::responses::decode::{
@@ -40,8 +42,39 @@ pub struct ResponsesMapper {
 /// Responses API stream events over a stream of SSE events.
 pub type ResponsesEvents = dive_provider::Events<ResponsesMapper>;
 
-fn num(v: &Value, key: &str) -> Option<u64> {
-    v.get(key).and_then(Value::as_u64)
+/// One Responses stream event, typed: the frequent small fields (`type`, indexes, `delta`)
+/// are read without a JSON tree; items, parts, annotations and whole responses, which arrive
+/// a few times a stream, stay JSON values.
+#[derive(Debug, Default, Deserialize)]
+struct Event<'a> {
+    #[serde(rename = "type", default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default)]
+    output_index: Option<u64>,
+    #[serde(default)]
+    content_index: Option<u64>,
+    #[serde(default)]
+    summary_index: Option<u64>,
+    /// Text for every delta event this mapper reads; kept as a value so an event whose
+    /// `delta` is something else is skipped, not a decode error.
+    #[serde(default)]
+    delta: Option<Value>,
+    #[serde(default)]
+    item: Option<Value>,
+    #[serde(default)]
+    part: Option<Value>,
+    #[serde(default)]
+    annotation: Option<Value>,
+    #[serde(default)]
+    response: Option<Value>,
+}
+
+/// The text of a `delta` (empty when it is not text).
+fn delta_text(delta: Option<Value>) -> String {
+    match delta {
+        Some(Value::String(text)) => text,
+        _ => String::new(),
+    }
 }
 
 impl ResponsesMapper {
@@ -175,23 +208,23 @@ impl StreamMapper for ResponsesMapper {
         if self.done || event.data.trim().is_empty() || event.data.trim() == "[DONE]" {
             return Ok(());
         }
-        let data: Value = serde_json::from_str(&event.data).map_err(|e| {
+        let data: Event<'_> = serde_json::from_str(&event.data).map_err(|e| {
             ProviderError::new(self.provider, LlmErrorKind::Decode, format!("stream event is not JSON: {e}"))
         })?;
-        let kind = data.get("type").and_then(Value::as_str).unwrap_or(&event.event).to_owned();
-        let output = num(&data, "output_index").unwrap_or(0);
-        let part = num(&data, "content_index");
+        let kind = data.kind.as_deref().unwrap_or(&event.event).to_owned();
+        let output = data.output_index.unwrap_or(0);
+        let part = data.content_index;
         match kind.as_str() {
             "response.created" | "response.in_progress" | "response.queued" => {
-                self.start(data.get("response"), out);
+                self.start(data.response.as_ref(), out);
             }
             "response.output_item.added" => {
                 self.start(None, out);
-                self.item_added(output, data.get("item").unwrap_or(&Value::Null), out);
+                self.item_added(output, data.item.as_ref().unwrap_or(&Value::Null), out);
             }
             "response.content_part.added" => {
                 self.start(None, out);
-                let p = data.get("part").cloned().unwrap_or_default();
+                let p = data.part.unwrap_or_default();
                 let meta = self
                     .messages
                     .iter()
@@ -211,48 +244,51 @@ impl StreamMapper for ResponsesMapper {
                 self.open((output, part), block, out);
             }
             "response.output_text.delta" | "response.refusal.delta" => {
-                let text = text(&data, "delta").unwrap_or_default();
+                let text = delta_text(data.delta);
                 self.delta((output, part), ContentDelta::TextDelta { text }, out);
             }
             "response.output_text.annotation.added" => {
-                if let Some(c) = data.get("annotation").and_then(citation) {
+                if let Some(c) = data.annotation.as_ref().and_then(citation) {
                     self.delta((output, part), ContentDelta::CitationsDelta { citation: c }, out);
                 }
             }
             "response.content_part.done" => self.close((output, part), out),
             "response.reasoning_summary_part.added" => {
-                if num(&data, "summary_index").is_some_and(|i| i > 0) {
+                if data.summary_index.is_some_and(|i| i > 0) {
                     let thinking = SUMMARY_SEPARATOR.to_owned();
                     self.delta((output, None), ContentDelta::ThinkingDelta { thinking }, out);
                 }
             }
             "response.reasoning_summary_text.delta" => {
-                let thinking = text(&data, "delta").unwrap_or_default();
+                let thinking = delta_text(data.delta);
                 self.delta((output, None), ContentDelta::ThinkingDelta { thinking }, out);
             }
             "response.function_call_arguments.delta" => {
                 self.arguments_seen.push(output);
-                let partial_json = text(&data, "delta").unwrap_or_default();
+                let partial_json = delta_text(data.delta);
                 self.delta((output, None), ContentDelta::InputJsonDelta { partial_json }, out);
             }
             "response.output_item.done" => {
                 self.start(None, out);
-                self.item_done(output, data.get("item").unwrap_or(&Value::Null), out);
+                self.item_done(output, data.item.as_ref().unwrap_or(&Value::Null), out);
             }
             "response.completed" | "response.incomplete" => {
-                let response = data.get("response").cloned().unwrap_or_default();
+                let response = data.response.unwrap_or_default();
                 self.start(Some(&response), out);
                 self.finish(&response, out);
             }
             "response.failed" => {
                 // `response.error` is `{code, message}`; a failed response without one still
                 // fails, in words that say so.
-                let error = data.pointer("/response/error").filter(|e| e.is_object()).cloned().unwrap_or_else(
+                let error = data.response.as_ref().and_then(|r| r.get("error")).filter(|e| e.is_object()).cloned().unwrap_or_else(
                     || serde_json::json!({"code": "response_failed", "message": "the response failed without an error"}),
                 );
                 return Err(stream_error(self.provider, &serde_json::json!({ "error": error })));
             }
-            "error" => return Err(stream_error(self.provider, &data)),
+            "error" => {
+                let whole: Value = serde_json::from_str(&event.data).unwrap_or_default();
+                return Err(stream_error(self.provider, &whole));
+            }
             other => tracing::trace!(event = other, "skipping Responses stream event"),
         }
         Ok(())
