@@ -75,6 +75,9 @@ pub use options::{EventCallback, RunOptions};
 pub use run::TURN_CONTINUE_REMINDER;
 pub use settings::ModelSettings;
 pub use stream::ResponseStream;
+/// The extension trait that reads a [`ResponseStream`] (`stream.next().await`), re-exported so
+/// a caller needs no futures crate of its own.
+pub use futures_util::StreamExt;
 pub use outcome::outcome_returns_error;
 pub use texts::{REMINDER_PRIMING_RULE, TOOL_CALL_NOT_RUN_TEXT};
 pub use tokio_util::sync::CancellationToken;

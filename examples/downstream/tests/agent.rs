@@ -4,14 +4,13 @@
 
 use std::sync::Arc;
 
-use dive_agent::{Agent, RunOptions};
+use dive_agent::{Agent, RunOptions, StreamExt};
 use dive_core::{
     ContentDelta, Hooks, ModelResponse, ResponseItem, SessionStore, StreamEvent, serde_json::json,
 };
 use dive_test::{ScriptStep, ScriptedModel};
 use downstream_example::extension::TEXT_TOOLS_RULE;
 use downstream_example::{KvStore, TextTools, ToolBudget};
-use futures::StreamExt;
 
 fn script() -> ScriptedModel {
     ScriptedModel::from_steps([
