@@ -31,6 +31,7 @@ fn no_models(_: &str) -> Option<&'static dive_core::ModelInfo> {
 
 /// Declares one profile module's items: the marker type and provider alias (through
 /// `dive_openai_wire::vendor!`), and its empty model list.
+#[allow(unused_macros)] // Unused when every feature is off.
 macro_rules! profile {
     ($marker:ident, $alias:ident, $doc:literal, $dialect:expr) => {
         dive_openai_wire::vendor! {
@@ -56,4 +57,5 @@ macro_rules! profile {
         pub static MODELS: std::sync::LazyLock<Vec<dive_core::ModelInfo>> = std::sync::LazyLock::new(Vec::new);
     };
 }
+#[allow(unused_imports)] // Unused when every feature is off.
 pub(crate) use profile;
