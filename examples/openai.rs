@@ -128,7 +128,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     history.push(response.into_message());
     history.push(Message::tool_results(results));
     let next = ModelRequest::new(history).with_tools(vec![weather]);
-    let body = gpt.request_body(&next, true);
+    let body = gpt.request_body(&next, true)?;
     let kinds: Vec<&str> =
         body["input"].as_array().into_iter().flatten().filter_map(|i| i["type"].as_str()).collect();
     println!("next request replays: {kinds:?}");
@@ -140,14 +140,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let structured = gpt.request_body(
         &ModelRequest::new(vec![Message::user("Forecast?")]).with_response_format(format),
         false,
-    );
+    )?;
     println!("strict schema sent: {}", structured["text"]["format"]["schema"]);
 
     // The same conversation through Chat Completions (also `dive::model("openai-completions/gpt-5.5")`).
     let chat = ChatCompletions::builder().api_key("offline-demo-key").model("gpt-5.5").build()?;
     println!(
         "chat completions body: {} messages",
-        chat.request_body(&next, false)["messages"].as_array().map_or(0, Vec::len)
+        chat.request_body(&next, false)?["messages"].as_array().map_or(0, Vec::len)
     );
     Ok(())
 }
