@@ -15,6 +15,7 @@ use super::Registration;
 /// Applies [`ModelOptions`](super::ModelOptions) to a provider builder that has
 /// `retry_policy` and `http_options`.
 #[cfg(feature = "provider")]
+#[allow(unused_macros)] // Unused with `provider` but no vendor feature.
 macro_rules! configured {
     ($builder:expr, $options:expr) => {{
         let mut builder = $builder;
