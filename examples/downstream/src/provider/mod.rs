@@ -172,16 +172,17 @@ async fn next_events(mut state: StreamState) -> Option<(Vec<Result<StreamEvent, 
         line.clear();
         match response.body.read_line(&mut line).await {
             Err(e) => break vec![Err(network(e))],
-            // Closed before any event: nothing reached the caller, so it is a failed
-            // connection (retried). After one: an interrupted stream (never retried).
-            Ok(0) if !state.mapper.started => {
+            // Closed before any event (even inside the first line): nothing reached the
+            // caller, so it is a failed connection (retried). After one: an interrupted stream
+            // (never retried). A line without its newline is a cut, never a line to parse.
+            Ok(n) if (n == 0 || !line.ends_with('\n')) && !state.mapper.started => {
                 break vec![Err(LlmError::new(
                     LlmErrorKind::Network,
                     "the model server closed the connection before the stream's first event",
                 )
                 .with_provider("line"))];
             }
-            Ok(0) => {
+            Ok(n) if n == 0 || !line.ends_with('\n') => {
                 break vec![Err(LlmError::new(
                     LlmErrorKind::StreamInterrupted,
                     "the model server's stream ended before its end line",
