@@ -232,7 +232,14 @@ async fn continue_prefers_this_workspace_and_resume_shows_the_last_exchanges() {
     assert!(sent.contains("work in A") && !sent.contains("work in B"), "-c took A's session: {sent}");
 
     // B is the most recent now; the picker still lists A's session first and says where each ran.
-    assert!(api.dive(sessions.path(), b.path()).args(["-c", "-p", "more in B"]).output().unwrap().status.success());
+    assert!(
+        api.dive(sessions.path(), b.path())
+            .args(["-c", "-p", "more in B"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
     let picked = with_stdin(api.dive(sessions.path(), a.path()).arg("--resume"), b"1\n/quit\n");
     let shown = err(&picked);
     let listed: Vec<&str> =
