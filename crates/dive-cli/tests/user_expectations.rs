@@ -13,20 +13,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::stall::{PARTIAL, StallingApi};
-use common::{Lines, MockApi, Reply, first_session, request_text};
+use common::{Lines, MockApi, Reply, dirs, first_session, request_text, stderr_of as err, stdout_of as out};
 use serde_json::{Value, json};
-
-fn dirs() -> (tempfile::TempDir, tempfile::TempDir) {
-    (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap())
-}
-
-fn out(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn err(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 /// Runs `cmd` with `stdin` piped in, and waits.
 fn with_stdin(cmd: &mut Command, stdin: &[u8]) -> Output {
