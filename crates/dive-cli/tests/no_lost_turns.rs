@@ -175,24 +175,34 @@ async fn sigterm_mid_tool_kills_the_tool_saves_the_turn_incomplete_and_exits_143
     );
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_second_process_on_a_session_is_told_who_holds_it_and_can_fork() {
-    let api = MockApi::start(vec![Reply::Text("First answer."); 4]).await;
-    let (sessions, workspace) = dirs();
-    let created = api.dive(sessions.path(), workspace.path()).args(["-p", "start"]).output().unwrap();
+/// Creates a session in print mode, then opens it in an interactive `dive` that holds it;
+/// returns the session id, the holder and its stderr (read past the start-up banner).
+fn session_held_by_a_second_dive(
+    api: &MockApi,
+    sessions: &Path,
+    workspace: &Path,
+) -> (String, std::process::Child, Lines) {
+    let created = api.dive(sessions, workspace).args(["-p", "start"]).output().unwrap();
     assert!(created.status.success(), "{}", stderr_of(&created));
-    let id = first_session(&api, sessions.path(), workspace.path());
-
+    let id = first_session(api, sessions, workspace);
     let mut holder = api
-        .dive(sessions.path(), workspace.path())
+        .dive(sessions, workspace)
         .args(["--resume", &id])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut holder_err = Lines::read(holder.stderr.take().unwrap());
-    holder_err.wait_for("/help for commands", Duration::from_secs(30));
+    let mut err = Lines::read(holder.stderr.take().unwrap());
+    err.wait_for("/help for commands", Duration::from_secs(30));
+    (id, holder, err)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_process_on_a_session_is_told_who_holds_it_and_can_fork() {
+    let api = MockApi::start(vec![Reply::Text("First answer."); 4]).await;
+    let (sessions, workspace) = dirs();
+    let (id, mut holder, holder_err) = session_held_by_a_second_dive(&api, sessions.path(), workspace.path());
     let holder_pid = holder.id();
 
     let second =
@@ -255,18 +265,7 @@ async fn a_damaged_database_says_what_to_do_and_is_left_untouched() {
 async fn the_claim_of_a_killed_process_does_not_block_the_session() {
     let api = MockApi::start(vec![Reply::Text("Answer."); 2]).await;
     let (sessions, workspace) = dirs();
-    let created = api.dive(sessions.path(), workspace.path()).args(["-p", "start"]).output().unwrap();
-    assert!(created.status.success(), "{}", stderr_of(&created));
-    let id = first_session(&api, sessions.path(), workspace.path());
-    let mut holder = api
-        .dive(sessions.path(), workspace.path())
-        .args(["--resume", &id])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    Lines::read(holder.stderr.take().unwrap()).wait_for("/help for commands", Duration::from_secs(30));
+    let (id, mut holder, _) = session_held_by_a_second_dive(&api, sessions.path(), workspace.path());
     holder.kill().unwrap(); // SIGKILL: no release
     holder.wait().unwrap();
     let next =
