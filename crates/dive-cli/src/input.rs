@@ -128,8 +128,10 @@ impl PermissionDialog for CliDialog {
                     Some(i) => (text[..=i].to_owned(), text[i + 1..].to_owned()),
                     None => (String::new(), text),
                 };
-                let (body, prompt) =
-                    (crate::sanitize::visible(&body).into_owned(), crate::sanitize::visible(&prompt).into_owned());
+                let (body, prompt) = (
+                    crate::sanitize::visible(&body).into_owned(),
+                    crate::sanitize::visible(&prompt).into_owned(),
+                );
                 let mut err = std::io::stderr().lock();
                 let _ = err.write_all(body.as_bytes());
                 let _ = err.flush();

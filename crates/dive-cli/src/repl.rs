@@ -8,12 +8,12 @@ use dive::{
 };
 
 use crate::cancel::CancelWatch;
-use crate::interrupt::{AtPrompt, PromptInterrupts, TurnState};
-use crate::style::Style;
 use crate::input::{Input, Line};
+use crate::interrupt::{AtPrompt, PromptInterrupts, TurnState};
 use crate::model;
 use crate::render::{Renderer, Spinner};
 use crate::setup::Setup;
+use crate::style::Style;
 
 const HELP: &str = "\
 Commands:

@@ -29,7 +29,9 @@ pub async fn run(store: &dyn SessionStore, command: SessionsCommand) -> Result<(
             let snapshot = session.load().await.map_err(|e| e.to_string())?;
             // The whole transcript: turns a compaction replaced are shown too.
             let lines = match session.as_history() {
-                Some(history) => transcript::document_lines(&history.document().await.map_err(|e| e.to_string())?),
+                Some(history) => {
+                    transcript::document_lines(&history.document().await.map_err(|e| e.to_string())?)
+                }
                 None => snapshot.messages().iter().flat_map(transcript::message_lines).collect(),
             };
             for line in lines {

@@ -9,20 +9,8 @@ use std::io::Write;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{MockApi, Reply, request_text};
+use common::{MockApi, Reply, dirs, request_text, stderr_of, stdout_of};
 use serde_json::{Value, json};
-
-fn dirs() -> (tempfile::TempDir, tempfile::TempDir) {
-    (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap())
-}
-
-fn stdout_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn print_mode_in_all_three_formats() {

@@ -10,12 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Lines, MockApi, Reply, first_session};
+use common::{Lines, MockApi, Reply, dirs, first_session, stderr_of};
 use serde_json::{Value, json};
-
-fn stderr_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 /// A tmpfs of `size` mounted on a temporary directory, unmounted on drop.
 struct Tmpfs {
@@ -145,7 +141,7 @@ async fn sigterm_mid_tool_kills_the_tool_saves_the_turn_incomplete_and_exits_143
         input: json!({"command": "sleep 300 & echo $! > grandchild.pid; wait"}),
     }])
     .await;
-    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (sessions, workspace) = dirs();
     let child = api
         .dive(sessions.path(), workspace.path())
         .args(["--dangerously-skip-permissions", "-p", "wait a long time"])
@@ -179,24 +175,34 @@ async fn sigterm_mid_tool_kills_the_tool_saves_the_turn_incomplete_and_exits_143
     );
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_second_process_on_a_session_is_told_who_holds_it_and_can_fork() {
-    let api = MockApi::start(vec![Reply::Text("First answer."); 4]).await;
-    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let created = api.dive(sessions.path(), workspace.path()).args(["-p", "start"]).output().unwrap();
+/// Creates a session in print mode, then opens it in an interactive `dive` that holds it;
+/// returns the session id, the holder and its stderr (read past the start-up banner).
+fn session_held_by_a_second_dive(
+    api: &MockApi,
+    sessions: &Path,
+    workspace: &Path,
+) -> (String, std::process::Child, Lines) {
+    let created = api.dive(sessions, workspace).args(["-p", "start"]).output().unwrap();
     assert!(created.status.success(), "{}", stderr_of(&created));
-    let id = first_session(&api, sessions.path(), workspace.path());
-
+    let id = first_session(api, sessions, workspace);
     let mut holder = api
-        .dive(sessions.path(), workspace.path())
+        .dive(sessions, workspace)
         .args(["--resume", &id])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut holder_err = Lines::read(holder.stderr.take().unwrap());
-    holder_err.wait_for("/help for commands", Duration::from_secs(30));
+    let mut err = Lines::read(holder.stderr.take().unwrap());
+    err.wait_for("/help for commands", Duration::from_secs(30));
+    (id, holder, err)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_process_on_a_session_is_told_who_holds_it_and_can_fork() {
+    let api = MockApi::start(vec![Reply::Text("First answer."); 4]).await;
+    let (sessions, workspace) = dirs();
+    let (id, mut holder, holder_err) = session_held_by_a_second_dive(&api, sessions.path(), workspace.path());
     let holder_pid = holder.id();
 
     let second =
@@ -242,7 +248,7 @@ async fn a_second_process_on_a_session_is_told_who_holds_it_and_can_fork() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_damaged_database_says_what_to_do_and_is_left_untouched() {
     let api = MockApi::start(vec![Reply::Text("never asked")]).await;
-    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (sessions, workspace) = dirs();
     let db = sessions.path().join("sessions.db");
     let garbage: Vec<u8> = b"this is not a database, it was damaged by a bad copy\n".repeat(200);
     std::fs::write(&db, &garbage).unwrap();
@@ -258,19 +264,8 @@ async fn a_damaged_database_says_what_to_do_and_is_left_untouched() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_claim_of_a_killed_process_does_not_block_the_session() {
     let api = MockApi::start(vec![Reply::Text("Answer."); 2]).await;
-    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let created = api.dive(sessions.path(), workspace.path()).args(["-p", "start"]).output().unwrap();
-    assert!(created.status.success(), "{}", stderr_of(&created));
-    let id = first_session(&api, sessions.path(), workspace.path());
-    let mut holder = api
-        .dive(sessions.path(), workspace.path())
-        .args(["--resume", &id])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    Lines::read(holder.stderr.take().unwrap()).wait_for("/help for commands", Duration::from_secs(30));
+    let (sessions, workspace) = dirs();
+    let (id, mut holder, _) = session_held_by_a_second_dive(&api, sessions.path(), workspace.path());
     holder.kill().unwrap(); // SIGKILL: no release
     holder.wait().unwrap();
     let next =
@@ -323,7 +318,7 @@ async fn an_unsaved_turn_is_kept_and_saved_before_the_next_one_once_the_disk_has
 #[tokio::test(flavor = "multi_thread")]
 async fn after_a_clean_exit_sessions_db_alone_holds_every_session() {
     let api = MockApi::start(vec![Reply::Text("Kept in the file.")]).await;
-    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (sessions, workspace) = dirs();
     let run = api.dive(sessions.path(), workspace.path()).args(["-p", "remember this"]).output().unwrap();
     assert!(run.status.success(), "{}", stderr_of(&run));
     let wal = sessions.path().join("sessions.db-wal");
@@ -341,7 +336,7 @@ async fn sighup_at_the_prompt_exits_129_and_releases_the_session() {
     use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
     let api = MockApi::start(vec![Reply::Text("Answer."); 2]).await;
-    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (sessions, workspace) = dirs();
     let mut child = api
         .dive(sessions.path(), workspace.path())
         .stdin(Stdio::piped())

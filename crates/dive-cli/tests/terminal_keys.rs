@@ -6,7 +6,7 @@
 mod common;
 
 use common::tmux::{Tmux, dive_line as command};
-use common::{MockApi, Reply};
+use common::{MockApi, Reply, dirs};
 use serde_json::json;
 
 fn write_call() -> Reply {
@@ -20,7 +20,7 @@ fn write_call() -> Reply {
 #[tokio::test(flavor = "multi_thread")]
 async fn ctrl_c_at_the_prompt_hints_then_leaves_and_answers_stay_out_of_history() {
     let api = MockApi::start(vec![write_call(), Reply::Text("Wrote the notes.")]).await;
-    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (sessions, workspace) = dirs();
     let tmux = Tmux::new();
     let line = command(&api, sessions.path(), workspace.path(), &["TERM=xterm-256color", "NO_COLOR=1"]);
     tmux.run(&["new-session", "-d", "-s", "t", "-x", "160", "-y", "50", &line]);
@@ -49,7 +49,7 @@ async fn ctrl_c_at_the_prompt_hints_then_leaves_and_answers_stay_out_of_history(
 #[tokio::test(flavor = "multi_thread")]
 async fn ctrl_c_at_a_permission_prompt_cancels_the_turn() {
     let api = MockApi::start(vec![write_call(), Reply::Text("should not be asked for")]).await;
-    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (sessions, workspace) = dirs();
     let tmux = Tmux::new();
     let line = command(&api, sessions.path(), workspace.path(), &["TERM=xterm-256color"]);
     tmux.run(&["new-session", "-d", "-s", "t", "-x", "160", "-y", "50", &line]);
@@ -74,7 +74,7 @@ async fn ctrl_c_at_a_question_cancels_the_turn() {
         input: json!({"question": "Which colour?", "type": "select", "options": ["red", "blue"]}),
     };
     let api = MockApi::start(vec![question, Reply::Text("should not be asked for")]).await;
-    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (sessions, workspace) = dirs();
     let tmux = Tmux::new();
     let line = command(&api, sessions.path(), workspace.path(), &["TERM=xterm-256color"]);
     tmux.run(&["new-session", "-d", "-s", "t", "-x", "160", "-y", "50", &line]);
@@ -95,7 +95,7 @@ async fn term_dumb_gets_no_colour() {
         Reply::Text("Read it."),
     ])
     .await;
-    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (sessions, workspace) = dirs();
     std::fs::write(workspace.path().join("a.txt"), "text\n").unwrap();
     let tmux = Tmux::new();
     let line = command(&api, sessions.path(), workspace.path(), &["TERM=dumb"]);

@@ -9,7 +9,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use common::tmux::{Tmux, dive_line, dive_line_then};
-use common::{Lines, MockApi, Reply};
+use common::{Lines, MockApi, Reply, dirs};
 use serde_json::json;
 
 const TITLE: &str = "PWNED-TITLE";
@@ -22,7 +22,7 @@ async fn escape_sequences_in_a_file_and_in_model_text_have_no_effect_on_a_termin
         Reply::Text("Model says \x1b]0;PWNED-TITLE\x07\x1b[2Jdone-reading"),
     ])
     .await;
-    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (sessions, workspace) = dirs();
     std::fs::write(workspace.path().join("evil.txt"), &hostile).unwrap();
 
     let command = dive_line(&api, sessions.path(), workspace.path(), &["TERM=xterm-256color"]);
@@ -51,7 +51,7 @@ async fn a_project_env_file_cannot_send_the_environment_key_to_its_server() {
     // The trap: a server a hostile `.env` points the key at.
     let trap = MockApi::start(vec![Reply::Text("got your key")]).await;
     let api = MockApi::start(vec![]).await;
-    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (sessions, workspace) = dirs();
     std::fs::write(workspace.path().join(".env"), format!("ANTHROPIC_BASE_URL={}\n", trap.server.uri()))
         .unwrap();
     // The real endpoint is reached through a proxy this test holds, so nothing leaves the machine
@@ -111,7 +111,7 @@ async fn a_project_env_file_cannot_send_the_environment_key_to_its_server() {
 #[tokio::test(flavor = "multi_thread")]
 async fn bypass_mode_prints_a_warning_banner() {
     let api = MockApi::start(vec![Reply::Text("ok"); 2]).await;
-    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (sessions, workspace) = dirs();
     for args in [
         &["--dangerously-skip-permissions", "-p", "hi"][..],
         &["--permission-mode", "bypass-permissions", "-p", "hi"],
@@ -128,7 +128,7 @@ async fn bypass_mode_prints_a_warning_banner() {
 #[tokio::test(flavor = "multi_thread")]
 async fn status_says_where_each_setting_came_from() {
     let api = MockApi::start(vec![]).await;
-    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (sessions, workspace) = dirs();
     let env_path = workspace.path().join(".env");
     std::fs::write(
         &env_path,
@@ -172,7 +172,7 @@ async fn status_says_where_each_setting_came_from() {
 #[tokio::test(flavor = "multi_thread")]
 async fn sigterm_at_the_prompt_exits_143_and_gives_the_terminal_back_in_its_mode() {
     let api = MockApi::start(vec![]).await;
-    let (sessions, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (sessions, workspace) = dirs();
     let then = "echo EXITED-$?; stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo MODE-END; sleep 30";
     let line = dive_line_then(&api, sessions.path(), workspace.path(), &["TERM=xterm-256color"], then);
     let tmux = Tmux::new();

@@ -13,20 +13,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::stall::{PARTIAL, StallingApi};
-use common::{Lines, MockApi, Reply, first_session, request_text};
+use common::{Lines, MockApi, Reply, dirs, first_session, request_text, stderr_of as err, stdout_of as out};
 use serde_json::{Value, json};
-
-fn dirs() -> (tempfile::TempDir, tempfile::TempDir) {
-    (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap())
-}
-
-fn out(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn err(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 /// Runs `cmd` with `stdin` piped in, and waits.
 fn with_stdin(cmd: &mut Command, stdin: &[u8]) -> Output {
@@ -232,7 +220,14 @@ async fn continue_prefers_this_workspace_and_resume_shows_the_last_exchanges() {
     assert!(sent.contains("work in A") && !sent.contains("work in B"), "-c took A's session: {sent}");
 
     // B is the most recent now; the picker still lists A's session first and says where each ran.
-    assert!(api.dive(sessions.path(), b.path()).args(["-c", "-p", "more in B"]).output().unwrap().status.success());
+    assert!(
+        api.dive(sessions.path(), b.path())
+            .args(["-c", "-p", "more in B"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
     let picked = with_stdin(api.dive(sessions.path(), a.path()).arg("--resume"), b"1\n/quit\n");
     let shown = err(&picked);
     let listed: Vec<&str> =

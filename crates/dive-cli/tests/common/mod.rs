@@ -243,3 +243,18 @@ pub fn first_session(api: &MockApi, sessions: &std::path::Path, workspace: &std:
     assert!(id.starts_with("session_"), "{}", String::from_utf8_lossy(&list.stdout));
     id
 }
+
+/// A fresh session directory and a fresh workspace.
+pub fn dirs() -> (tempfile::TempDir, tempfile::TempDir) {
+    (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap())
+}
+
+/// What a finished `dive` wrote to stdout.
+pub fn stdout_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// What a finished `dive` wrote to stderr.
+pub fn stderr_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
