@@ -4,7 +4,6 @@
 //! Run with `cargo run -p dive-examples --example hooks`.
 #![allow(clippy::print_stdout)]
 
-
 use dive::{
     Agent, FunctionTool, Hooks, ModelResponse, PostToolUseDecision, PreToolUseDecision, RunOptions,
     StopContext, StopDecision, ToolError, ToolOutput, ToolResultContext, ToolUse, ToolUseContext, Values,

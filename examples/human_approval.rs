@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use dive::session::SqliteStore;
 use dive::{
-    Agent, FunctionTool, ModelResponse, ResumeRequest, RunInput, SessionStore, SuspendReason,
-    SuspendRequest, ToolError, ToolOutput, ToolResult, ToolUse,
+    Agent, FunctionTool, ModelResponse, ResumeRequest, RunInput, SessionStore, SuspendReason, SuspendRequest,
+    ToolError, ToolOutput, ToolResult, ToolUse,
 };
 use dive_test::ScriptedModel;
 use serde_json::{Map, Value, json};
@@ -43,11 +43,8 @@ async fn first_process(db: &std::path::Path) -> Result<(), Box<dyn std::error::E
         "request_approval",
         json!({"action": "deploy v2.3 to production"}),
     )])]);
-    let agent = Agent::builder()
-        .model(model)
-        .tool(approval_tool())
-        .session(store.open(SESSION).await?)
-        .build()?;
+    let agent =
+        Agent::builder().model(model).tool(approval_tool()).session(store.open(SESSION).await?).build()?;
     let response = agent.run("Deploy v2.3 to production.").await?;
     let suspension = response.suspension.clone().ok_or("expected a suspension")?;
     println!(

@@ -70,14 +70,14 @@ pub use builder::{
     DEFAULT_TOOL_ITERATION_LIMIT,
 };
 pub use error::{AgentError, Rejection, TurnError, TurnFailure};
-pub use input::{ResumeRequest, RunInput};
-pub use options::{EventCallback, RunOptions};
-pub use run::TURN_CONTINUE_REMINDER;
-pub use settings::ModelSettings;
-pub use stream::ResponseStream;
 /// The extension trait that reads a [`ResponseStream`] (`stream.next().await`), re-exported so
 /// a caller needs no futures crate of its own.
 pub use futures_util::StreamExt;
+pub use input::{ResumeRequest, RunInput};
+pub use options::{EventCallback, RunOptions};
 pub use outcome::outcome_returns_error;
+pub use run::TURN_CONTINUE_REMINDER;
+pub use settings::ModelSettings;
+pub use stream::ResponseStream;
 pub use texts::{REMINDER_PRIMING_RULE, TOOL_CALL_NOT_RUN_TEXT};
 pub use tokio_util::sync::CancellationToken;

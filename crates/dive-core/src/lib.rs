@@ -107,11 +107,11 @@ pub use session::{
     ListOptions, Session, SessionClaimer, SessionHistory, SessionInfo, SessionPage, SessionSnapshot,
     SessionStore, TurnStore, validate_session_id,
 };
-pub use session_lock::{SessionLock, SessionLockGuard, SessionLocks};
 pub use session_event::{
     Compaction, ForkOptions, SESSION_DOCUMENT_FORMAT, SESSION_DOCUMENT_VERSION, SessionDocument, SessionEdit,
     SessionEvent,
 };
+pub use session_lock::{SessionLock, SessionLockGuard, SessionLocks};
 pub use time::Timestamp;
 pub use tool::*;
 pub use trace::{AgentRunSpan, ChatSpan, MultiTracer, NopTracer, ToolCallSpan, Tracer};

@@ -30,16 +30,16 @@ use std::time::{Duration, SystemTime};
 
 use dive_core::{
     BoxFuture, ListOptions, Session, SessionClaimer, SessionDocument, SessionEdit, SessionError,
-    SessionEvent, SessionHistory, SessionInfo, SessionPage, SessionSnapshot, SessionStore, StoreCapabilities, Turn,
-    TurnStatus, TurnStore, future::ready, validate_session_id,
+    SessionEvent, SessionHistory, SessionInfo, SessionPage, SessionSnapshot, SessionStore, StoreCapabilities,
+    Turn, TurnStatus, TurnStore, future::ready, validate_session_id,
 };
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use crate::claim::ClaimFiles;
-use dive_session_log::{SessionLog, page_of};
 use crate::os_lock::OsLock;
+use dive_session_log::{SessionLog, page_of};
 
 /// The header `version` this library writes and the newest it reads.
 const FILE_VERSION: u64 = 1;

@@ -45,8 +45,8 @@ mod os_lock;
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub mod sqlite;
 
-pub use file::{FileSession, FileStore};
 pub use dive_session_log::{SessionLog, page_of};
+pub use file::{FileSession, FileStore};
 pub use memory::{MemorySession, MemoryStore};
 #[cfg(feature = "sqlite")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use dive_core::{
     BoxFuture, ListOptions, Session, SessionClaimer, SessionDocument, SessionEdit, SessionError,
-    SessionHistory, SessionPage, SessionSnapshot, SessionStore, Timestamp, Turn, TurnStore, future::ready,
-    StoreCapabilities, validate_session_id,
+    SessionHistory, SessionPage, SessionSnapshot, SessionStore, StoreCapabilities, Timestamp, Turn,
+    TurnStore, future::ready, validate_session_id,
 };
 
 use dive_session_log::{SessionLog, page_of};

@@ -24,8 +24,7 @@ fn sqlite_store_passes_the_conformance_suite() {
 
 #[test]
 fn in_memory_database_passes_the_conformance_suite() {
-    let report =
-        block_on(session_store_conformance(|| SqliteStore::open_in_memory().unwrap()));
+    let report = block_on(session_store_conformance(|| SqliteStore::open_in_memory().unwrap()));
     assert!(report.skipped.is_empty(), "{:?}", report.skipped);
 }
 

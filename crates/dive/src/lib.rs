@@ -37,11 +37,11 @@ pub use dive_agent::*;
 pub use dive_core::*;
 
 mod registry;
+#[cfg(feature = "provider")]
+pub use registry::model_with;
 pub use registry::{
     ModelError, ModelOptions, Registration, Registry, Vendor, catalog, model, resolve_model, vendors,
 };
-#[cfg(feature = "provider")]
-pub use registry::model_with;
 
 /// Session stores (feature `session`; `SqliteStore` with feature `sqlite`).
 #[cfg(feature = "session")]

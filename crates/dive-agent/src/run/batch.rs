@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use dive_core::{
     CompletedToolCall, OutcomeReason, PendingToolCall, ResponseItem, SuspendRequest, SuspensionState,
-    TOOL_CALL_UNKNOWN_TEXT, ToolCallError, ToolCallErrorKind, ToolCallRecord,
-    ToolCallResult, ToolCallState, ToolOutput, ToolUse,
+    TOOL_CALL_UNKNOWN_TEXT, ToolCallError, ToolCallErrorKind, ToolCallRecord, ToolCallResult, ToolCallState,
+    ToolOutput, ToolUse,
 };
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;

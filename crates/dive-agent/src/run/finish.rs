@@ -4,8 +4,8 @@
 
 use dive_core::{
     Content, IncompleteTurnContext, OutcomeReason, Persistence, PostGenerationContext, Response,
-    ResponseItem, SessionError, SuspendContext, SuspensionState, TOOL_CALL_UNKNOWN_TEXT, Timestamp, ToolCallState, ToolResultContent, Turn, TurnOutcome, TurnStatus,
-    answer_unanswered_tool_calls_with,
+    ResponseItem, SessionError, SuspendContext, SuspensionState, TOOL_CALL_UNKNOWN_TEXT, Timestamp,
+    ToolCallState, ToolResultContent, Turn, TurnOutcome, TurnStatus, answer_unanswered_tool_calls_with,
 };
 
 use super::hooks::log_unless_abort;

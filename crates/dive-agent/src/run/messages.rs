@@ -2,8 +2,8 @@
 //! background-results message.
 
 use dive_core::{
-    BackgroundTaskHandle, Content, Message, Reminder, Role, TOOL_CALL_UNKNOWN_TEXT,
-    ToolCallRecord, ToolCallResult, ToolCallState, ToolResultContent, answer_unanswered_tool_calls_with,
+    BackgroundTaskHandle, Content, Message, Reminder, Role, TOOL_CALL_UNKNOWN_TEXT, ToolCallRecord,
+    ToolCallResult, ToolCallState, ToolResultContent, answer_unanswered_tool_calls_with,
 };
 
 use crate::texts::TOOL_CALL_NOT_RUN_TEXT;

@@ -245,9 +245,10 @@ impl Run {
             if let Some(exit) = self.boundary() {
                 return exit;
             }
-            let edit =
-                hooks::generation(&self.agent.inner.hooks.pre_iteration, || self.generation_context(iteration))
-                    .await;
+            let edit = hooks::generation(&self.agent.inner.hooks.pre_iteration, || {
+                self.generation_context(iteration)
+            })
+            .await;
             if let Some(exit) = self.apply_edit(edit) {
                 return exit;
             }

@@ -20,9 +20,9 @@ pub use accumulator::{AccumulateError, ResponseAccumulator};
 pub use catalog::{ModelInfo, find_model};
 pub use event::{ContentDelta, MessageDelta, StreamEvent};
 pub use request::{
-    ContextEdit, McpServerConfig, ModelRequest, OptionKey, Prefill, ProviderOption, ProviderOptions, Reasoning,
-    ReasoningEffort, ReasoningSummary,
-    ResponseFormat, Speed, ThinkingDisplay, ThinkingMode, ToolChoice,
+    ContextEdit, McpServerConfig, ModelRequest, OptionKey, Prefill, ProviderOption, ProviderOptions,
+    Reasoning, ReasoningEffort, ReasoningSummary, ResponseFormat, Speed, ThinkingDisplay, ThinkingMode,
+    ToolChoice,
 };
 pub use response::ModelResponse;
 pub use stop::{StopKind, classify_stop_reason};

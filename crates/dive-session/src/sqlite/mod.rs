@@ -21,8 +21,7 @@ use std::time::Duration;
 use dive_core::{
     BoxFuture, ListOptions, Session, SessionClaimer, SessionDocument, SessionEdit, SessionError,
     SessionHistory, SessionPage, SessionSnapshot, SessionStore, StoreCapabilities, Turn, TurnStore,
-    future::ready,
-    validate_session_id,
+    future::ready, validate_session_id,
 };
 use rusqlite::Connection;
 

@@ -177,7 +177,10 @@ impl fmt::Debug for ProviderOptions {
 impl PartialEq for ProviderOptions {
     fn eq(&self, other: &Self) -> bool {
         self.entries.len() == other.entries.len()
-            && self.entries.iter().all(|(k, e)| other.entries.get(k).is_some_and(|o| e.value.eq_dyn(&*o.value)))
+            && self
+                .entries
+                .iter()
+                .all(|(k, e)| other.entries.get(k).is_some_and(|o| e.value.eq_dyn(&*o.value)))
     }
 }
 
