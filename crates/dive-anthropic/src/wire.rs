@@ -81,9 +81,7 @@ impl WireFormat for Messages {
         request: &'a ModelRequest,
         call: &CallContext<'a>,
     ) -> Result<Encoded<MessagesBody<'a>>, ProviderError> {
-        let limit = call.model_info.map(|m| u32::try_from(m.max_output_tokens).unwrap_or(u32::MAX));
-        let max_tokens =
-            call.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS.min(limit.unwrap_or(DEFAULT_MAX_TOKENS)));
+        let max_tokens = call.max_tokens_or(DEFAULT_MAX_TOKENS);
         let opts =
             EncodeOptions { model: call.model, max_tokens, cache_ttl: self.cache_ttl, stream: call.stream };
         let encoded = encode_request(request, &opts)?;

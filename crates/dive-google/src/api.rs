@@ -100,13 +100,8 @@ impl WireFormat for GenerateContent {
         request: &'a ModelRequest,
         call: &CallContext<'a>,
     ) -> Result<Encoded<Body<'a>>, ProviderError> {
-        request
-            .options
-            .refuse_foreign(PROVIDER, |_| false)
-            .map_err(|e| ProviderError::new(PROVIDER, LlmErrorKind::InvalidRequest, e.message))?;
-        let limit = call.model_info.map(|m| u32::try_from(m.max_output_tokens).unwrap_or(u32::MAX));
-        let max_tokens =
-            call.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS.min(limit.unwrap_or(DEFAULT_MAX_TOKENS)));
+        dive_provider::refuse_foreign_options(PROVIDER, request)?;
+        let max_tokens = call.max_tokens_or(DEFAULT_MAX_TOKENS);
         let files_base = format!("{}/{}", call.base_url, self.api_version);
         let opts = EncodeOptions { model: model_id(call), max_tokens, files_base };
         let body = encode_request(request, opts).map_err(|e| {

@@ -100,10 +100,7 @@ impl WireFormat for Chat {
         request: &'a ModelRequest,
         call: &CallContext<'a>,
     ) -> Result<Encoded<Body<'a>>, ProviderError> {
-        request
-            .options
-            .refuse_foreign(PROVIDER, |_| false)
-            .map_err(|e| ProviderError::new(PROVIDER, LlmErrorKind::InvalidRequest, e.message))?;
+        dive_provider::refuse_foreign_options(PROVIDER, request)?;
         let opts = EncodeOptions {
             model: call.model,
             num_ctx: self.num_ctx,

@@ -48,7 +48,9 @@ pub use events::{Events, price};
 pub use ndjson::decode_ndjson;
 pub use provider::HttpProvider;
 pub use vendor::Vendor;
-pub use wire::{CallContext, Encoded, Frame, StreamMapper, WireFormat, secret_header};
+pub use wire::{
+    CallContext, Encoded, Frame, StreamMapper, WireFormat, refuse_foreign_options, secret_header,
+};
 
 pub use client::{HttpOptions, api_key_from_env};
 pub use error::{ProviderError, classify};

@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::fmt::Debug;
 
-use dive_core::{BoxStream, ModelInfo, ModelRequest, ModelResponse, Secret, StreamEvent};
+use dive_core::{BoxStream, LlmErrorKind, ModelInfo, ModelRequest, ModelResponse, Secret, StreamEvent};
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde::Serialize;
 
@@ -27,6 +27,28 @@ pub struct CallContext<'a> {
     pub max_tokens: Option<u32>,
     /// Whether this is the streaming form of the call.
     pub stream: bool,
+}
+
+impl CallContext<'_> {
+    /// The output limit of this call: the request's or the provider's own `max_tokens` when
+    /// set, else `default` capped by the catalog's output limit for the model.
+    #[must_use]
+    pub fn max_tokens_or(&self, default: u32) -> u32 {
+        let limit = self.model_info.map(|m| u32::try_from(m.max_output_tokens).unwrap_or(u32::MAX));
+        self.max_tokens.unwrap_or(default.min(limit.unwrap_or(default)))
+    }
+}
+
+/// Refuses a request that carries another provider's typed option (a wire format whose
+/// provider honours only its own options calls this first in `encode`).
+///
+/// # Errors
+/// `InvalidRequest` naming the option and the provider it belongs to.
+pub fn refuse_foreign_options(provider: &'static str, request: &ModelRequest) -> Result<(), ProviderError> {
+    request
+        .options
+        .refuse_foreign(provider, |_| false)
+        .map_err(|e| ProviderError::new(provider, LlmErrorKind::InvalidRequest, e.message))
 }
 
 /// A request body ready to send, with the per-call headers it needs (beta flags, …).
