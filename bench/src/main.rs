@@ -1,0 +1,2 @@
+//! The `dive-bench` binary (work in progress).
+fn main() {}
