@@ -18,25 +18,39 @@
 //! untrusted workspace.
 //!
 //! ```
-//! use dive_skill::{Skill, SkillSet};
+//! use dive_core::Extension;
+//! use dive_skill::{Skill, SkillExtension, SkillSet};
 //!
 //! let skills = SkillSet::new().with(
 //!     Skill::new("haiku", "Writes a haiku. Use when asked for a poem.")
 //!         .with_body("Write a haiku about $ARGUMENTS: 5, 7 and 5 syllables."),
 //! );
-//! assert_eq!(skills.model_invocable().count(), 1);
+//! let extension = SkillExtension::new(skills);
+//! assert_eq!(extension.tools()[0].name(), "Skill");
+//! assert!(extension.catalog().unwrap().contains("- haiku: Writes a haiku."));
 //! ```
 #![deny(missing_docs)]
 
+mod allowed;
+mod content;
 mod diagnostic;
 mod discover;
+mod dynamic;
+mod expand;
+mod extension;
 mod frontmatter;
 mod set;
 mod skill;
+mod state;
+mod tool;
 
 pub use diagnostic::{Diagnostic, Problem, Severity};
 pub use discover::{Discovery, SEARCH_DIRS};
+pub use dynamic::DynamicContext;
+pub use expand::{Arguments, expand_arguments};
+pub use extension::{CATALOG_REMINDER, SkillExtension};
 pub use set::SkillSet;
 pub use skill::{
     ExecutionContext, Kind, Layout, MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_NAME, Scope, Skill, name_problem,
 };
+pub use tool::SKILL_TOOL;
