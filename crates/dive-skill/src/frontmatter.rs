@@ -157,10 +157,10 @@ fn read_value(
     line: usize,
     warnings: &mut Vec<(usize, Problem)>,
 ) -> Result<Value, (usize, Problem)> {
-    if let Some(style) = rest.strip_prefix(['|', '>']).map(|chomp| (rest.starts_with('|'), chomp)) {
-        if matches!(style.1, "" | "-" | "+") {
-            return Ok(Value::Scalar(block_scalar(nested, style.0)));
-        }
+    if let Some(chomp) = rest.strip_prefix(['|', '>'])
+        && matches!(chomp, "" | "-" | "+")
+    {
+        return Ok(Value::Scalar(block_scalar(nested, rest.starts_with('|'))));
     }
     if rest.is_empty() || rest.starts_with('#') {
         let content: Vec<(usize, &str)> = nested
