@@ -40,6 +40,7 @@ mod provider;
 mod retry;
 mod sse;
 mod stream;
+mod tools;
 mod vendor;
 mod wire;
 
@@ -47,6 +48,7 @@ pub use builder::ProviderBuilder;
 pub use events::{Events, price};
 pub use ndjson::decode_ndjson;
 pub use provider::HttpProvider;
+pub use tools::ToolCache;
 pub use vendor::Vendor;
 pub use wire::{
     CallContext, Encoded, Frame, StreamMapper, WireFormat, refuse_foreign_options, secret_header,
