@@ -20,7 +20,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let project = tempfile::tempdir()?;
     let dir = project.path().join(".dive/skills/review");
     std::fs::create_dir_all(dir.join("scripts"))?;
-    std::fs::write(dir.join("SKILL.md"), "---\nname: review\ndescription: Reviews a change.\n---\nRun scripts/check.sh.\n")?;
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: review\ndescription: Reviews a change.\n---\nRun scripts/check.sh.\n",
+    )?;
     std::fs::write(dir.join("scripts/check.sh"), "cargo test\n")?;
 
     // Project skills load only because we say the workspace is trusted.
@@ -28,8 +31,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for diagnostic in skills.diagnostics() {
         println!("{diagnostic}");
     }
-    skills.insert(Skill::embedded("skills/release-notes/SKILL.md", RELEASE_NOTES).map_err(|d| format!("{d:?}"))?);
-    skills.insert(Skill::new("haiku", "Writes a haiku. Use when asked for a poem.").with_body("5, 7, 5 syllables."));
+    skills.insert(
+        Skill::embedded("skills/release-notes/SKILL.md", RELEASE_NOTES).map_err(|d| format!("{d:?}"))?,
+    );
+    skills.insert(
+        Skill::new("haiku", "Writes a haiku. Use when asked for a poem.").with_body("5, 7, 5 syllables."),
+    );
     let extension = SkillExtension::new(skills);
     println!("catalog:\n{}\n", extension.catalog().unwrap_or_default());
 
