@@ -383,7 +383,7 @@ fn block_scalar(nested: &[&str], literal: bool) -> String {
     let indent = nested
         .iter()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start().len())
+        .map(|l| l.len() - l.trim_start_matches([' ', '\t']).len())
         .min()
         .unwrap_or(0);
     let lines: Vec<&str> =
@@ -477,6 +477,12 @@ mod tests {
         let doc = parse("---\nname: a\nname: b\n---\n").unwrap();
         assert_eq!(doc.get("name").unwrap().value, Value::Scalar("b".into()));
         assert_eq!(doc.warnings, vec![(3, Problem::DuplicateKey { key: "name".into() })]);
+    }
+
+    #[test]
+    fn block_indentation_counts_spaces_and_tabs_only() {
+        let e = entries("---\nd: |\n \u{3000}x\n  y\n---\n");
+        assert_eq!(e[0].value, Value::Scalar("\u{3000}x\n y".into()));
     }
 
     #[test]
