@@ -31,9 +31,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for diagnostic in skills.diagnostics() {
         println!("{diagnostic}");
     }
-    skills.insert(
-        Skill::embedded("skills/release-notes/SKILL.md", RELEASE_NOTES).map_err(|d| format!("{d:?}"))?,
-    );
+    skills.insert(Skill::embedded("skills/release-notes/SKILL.md", RELEASE_NOTES)?);
     skills.insert(
         Skill::new("haiku", "Writes a haiku. Use when asked for a poem.").with_body("5, 7, 5 syllables."),
     );

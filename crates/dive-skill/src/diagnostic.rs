@@ -168,3 +168,18 @@ impl fmt::Display for Diagnostic {
         write!(f, ": {}: {}", self.severity, self.problem)
     }
 }
+
+/// A skill that could not be loaded, with every diagnostic found reading it.
+///
+/// ```
+/// use dive_skill::Skill;
+/// let error = Skill::embedded("skills/bad/SKILL.md", "---\nname: bad\n---\n").unwrap_err();
+/// assert_eq!(error.to_string(), "skills/bad/SKILL.md:1: error: `description` is missing: add one saying what the skill does and when to use it");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+#[non_exhaustive]
+pub struct InvalidSkill {
+    /// What was found, errors and warnings, in order.
+    pub diagnostics: Vec<Diagnostic>,
+}

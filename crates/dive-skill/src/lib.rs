@@ -44,7 +44,7 @@ mod skill;
 mod state;
 mod tool;
 
-pub use diagnostic::{Diagnostic, Problem, Severity};
+pub use diagnostic::{Diagnostic, InvalidSkill, Problem, Severity};
 pub use discover::{Discovery, SEARCH_DIRS};
 pub use dynamic::DynamicContext;
 pub use expand::{Arguments, expand_arguments};

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::{Diagnostic, Problem};
+use crate::diagnostic::{Diagnostic, InvalidSkill, Problem};
 use crate::frontmatter::{self, Document, Value};
 
 /// The longest `description` the specification allows, in characters.
@@ -178,13 +178,13 @@ impl Skill {
     /// assert_eq!(skill.name, "review");
     /// assert_eq!(skill.body, "Check the tests first.\n");
     /// let broken = Skill::embedded("skills/bad/SKILL.md", "---\nname: bad\n---\n").unwrap_err();
-    /// assert!(broken.iter().any(|d| d.is_error()));
+    /// assert!(broken.diagnostics.iter().any(|d| d.is_error()));
     /// ```
     ///
     /// # Errors
-    /// Every diagnostic, when any of them keeps the skill from loading; a skill that loads
-    /// with warnings is returned (check [`parse`](Self::parse) to see them).
-    pub fn embedded(label: impl AsRef<Path>, text: &str) -> Result<Self, Vec<Diagnostic>> {
+    /// [`InvalidSkill`] with every diagnostic, when any of them keeps the skill from loading;
+    /// a skill that loads with warnings is returned (see them with [`parse`](Self::parse)).
+    pub fn embedded(label: impl AsRef<Path>, text: &str) -> Result<Self, InvalidSkill> {
         let label = label.as_ref();
         let fallback = fallback_name(label);
         let (skill, diagnostics) = Self::parse(text, label, &fallback, Kind::Skill);
@@ -194,7 +194,7 @@ impl Skill {
                 skill.layout = Layout::Embedded;
                 Ok(skill)
             }
-            _ => Err(diagnostics),
+            _ => Err(InvalidSkill { diagnostics }),
         }
     }
 
