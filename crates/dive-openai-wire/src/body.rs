@@ -4,14 +4,12 @@
 //! rejects is never written. A dialect with a [`BodyHook`](crate::BodyHook) gets the fields
 //! as a JSON map to edit (the one place a `Value` tree of the body is built).
 
-use std::borrow::Cow;
-use std::sync::Arc;
-
 use dive_core::{Message, ModelRequest, ReminderStyle, answer_unanswered_tool_calls, render_reminders};
+use dive_provider::EncodedTools;
 use serde::ser::{Error as _, SerializeMap};
 use serde::{Serialize, Serializer};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 use crate::dialect::Dialect;
 
@@ -28,7 +26,7 @@ pub enum Body<'a> {
         /// Every field but `tools`.
         fields: Map<String, Value>,
         /// The encoded `tools` array.
-        tools: Option<Arc<RawValue>>,
+        tools: Option<EncodedTools>,
     },
 }
 
@@ -43,7 +41,7 @@ impl Serialize for Body<'_> {
                     map.serialize_entry(k, v)?;
                 }
                 if let Some(tools) = tools {
-                    map.serialize_entry("tools", &**tools)?;
+                    map.serialize_entry("tools", tools)?;
                 }
                 map.end()
             }
@@ -59,7 +57,7 @@ impl<'a> Body<'a> {
         self,
         request: &ModelRequest,
         dialect: &Dialect,
-        tools: Option<Arc<RawValue>>,
+        tools: Option<EncodedTools>,
     ) -> Result<Self, serde_json::Error> {
         let Some(hook) = &dialect.body_hook else { return Ok(self) };
         let Value::Object(mut fields) = serde_json::to_value(&self)? else {
@@ -75,7 +73,7 @@ impl<'a> Body<'a> {
 impl Body<'_> {
     /// The tools a typed body carries itself: none when the dialect's hook edits the body
     /// (the hook never sees the tool list; [`Body::finish`] adds it after).
-    pub(crate) fn tools_for(dialect: &Dialect, tools: &Option<Arc<RawValue>>) -> Option<Arc<RawValue>> {
+    pub(crate) fn tools_for(dialect: &Dialect, tools: &Option<EncodedTools>) -> Option<EncodedTools> {
         if dialect.body_hook.is_some() { None } else { tools.clone() }
     }
 }

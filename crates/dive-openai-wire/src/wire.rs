@@ -2,10 +2,9 @@
 //! reading usage counters and provider metadata.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use dive_core::{Content, MediaSource, ToolResultContent, ToolUse};
-use serde_json::value::RawValue;
+use dive_provider::EncodedTools;
 
 use crate::dialect::Dialect;
 use serde_json::{Map, Value, json};
@@ -34,11 +33,8 @@ pub(crate) fn arguments(call: &ToolUse) -> Cow<'_, str> {
 }
 
 /// A tool list as the shared pre-encoded JSON a body sends (`None` when empty).
-pub(crate) fn encode_tool_list(tools: Vec<Value>) -> Option<Arc<RawValue>> {
-    if tools.is_empty() {
-        return None;
-    }
-    serde_json::value::to_raw_value(&tools).ok().map(Arc::from)
+pub(crate) fn encode_tool_list(tools: &[Value]) -> Option<EncodedTools> {
+    EncodedTools::encode(tools).ok().flatten()
 }
 
 /// Parses model arguments; text that is not JSON is kept as a string.

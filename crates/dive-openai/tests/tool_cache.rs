@@ -3,31 +3,14 @@
 //! server received, for both APIs).
 #![allow(clippy::unwrap_used)]
 
-use dive_core::{Llm, Message, ModelRequest, ToolDefinition};
+#[path = "support/tool_lists.rs"]
+mod tool_lists;
+
+use dive_core::{Llm, Message, ModelRequest};
 use serde_json::{Value, json};
+use tool_lists::{CALLS, ask, expected, sent_tools};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
-
-fn tool(name: &str) -> ToolDefinition {
-    ToolDefinition::new(name, format!("The {name} tool."), json!({"type": "object", "properties": {}}))
-}
-
-fn ask(tools: &[&str]) -> ModelRequest {
-    ModelRequest::new(vec![Message::user("hi")]).with_tools(tools.iter().map(|t| tool(t)).collect())
-}
-
-/// The tool names of each body the server received, read with `name` from each tool.
-async fn sent_tools(server: &MockServer, name: impl Fn(&Value) -> &Value) -> Vec<Vec<String>> {
-    let requests = server.received_requests().await.unwrap();
-    requests
-        .iter()
-        .map(|r| {
-            let body: Value = serde_json::from_slice(&r.body).unwrap();
-            let tools = body["tools"].as_array().cloned().unwrap_or_default();
-            tools.iter().map(|t| name(t).as_str().unwrap().to_owned()).collect()
-        })
-        .collect()
-}
 
 async fn server(route: &str, reply: Value) -> MockServer {
     let server = MockServer::start().await;
@@ -39,10 +22,12 @@ async fn server(route: &str, reply: Value) -> MockServer {
     server
 }
 
-const CALLS: [&[&str]; 4] = [&["read", "write"], &["read", "write"], &["search"], &["read", "write"]];
+async fn bodies(server: &MockServer) -> Vec<Vec<u8>> {
+    server.received_requests().await.unwrap().into_iter().map(|r| r.body).collect()
+}
 
-fn expected() -> Vec<Vec<String>> {
-    CALLS.iter().map(|c| c.iter().map(|t| (*t).to_owned()).collect()).collect()
+fn tools(body: &Value) -> Vec<Value> {
+    body["tools"].as_array().cloned().unwrap_or_default()
 }
 
 #[tokio::test]
@@ -58,7 +43,8 @@ async fn chat_completions_sends_each_calls_own_tools() {
     assert_eq!(no_tools.text_content(), "ok");
     let mut want = expected();
     want.push(Vec::new());
-    assert_eq!(sent_tools(&server, |t| &t["function"]["name"]).await, want);
+    let sent = bodies(&server).await;
+    assert_eq!(sent_tools(sent.iter().map(Vec::as_slice), tools, |t| &t["function"]["name"]), want);
 }
 
 #[tokio::test]
@@ -71,5 +57,6 @@ async fn responses_sends_each_calls_own_tools() {
     for tools in CALLS {
         assert_eq!(llm.generate(ask(tools)).await.unwrap().text_content(), "ok");
     }
-    assert_eq!(sent_tools(&server, |t| &t["name"]).await, expected());
+    let sent = bodies(&server).await;
+    assert_eq!(sent_tools(sent.iter().map(Vec::as_slice), tools, |t| &t["name"]), expected());
 }

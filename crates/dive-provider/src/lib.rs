@@ -48,7 +48,7 @@ pub use builder::ProviderBuilder;
 pub use events::{Events, price};
 pub use ndjson::decode_ndjson;
 pub use provider::HttpProvider;
-pub use tools::ToolCache;
+pub use tools::{EncodedTools, ToolCache};
 pub use vendor::Vendor;
 pub use wire::{
     CallContext, Encoded, Frame, StreamMapper, WireFormat, refuse_foreign_options, secret_header,

@@ -12,10 +12,46 @@ use dive_core::{McpServerConfig, ModelRequest, ToolDefinition};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+/// A tool list encoded once: its JSON, shared by every body that sends it (serializing it
+/// copies the text, nothing is re-encoded).
+#[derive(Debug, Clone)]
+pub struct EncodedTools(Arc<RawValue>);
+
+impl EncodedTools {
+    /// Encodes a list; `None` when it is empty.
+    ///
+    /// # Errors
+    /// When an item does not serialize.
+    pub fn encode<T: Serialize>(tools: &[T]) -> Result<Option<Self>, serde_json::Error> {
+        if tools.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Self(Arc::from(serde_json::value::to_raw_value(tools)?))))
+    }
+
+    /// The JSON text.
+    #[must_use]
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+
+    /// Whether both are the same shared encoding (not merely equal text).
+    #[must_use]
+    pub fn ptr_eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Serialize for EncodedTools {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
 struct Entry {
     tools: Vec<ToolDefinition>,
     mcp: Vec<McpServerConfig>,
-    json: Option<Arc<RawValue>>,
+    json: Option<EncodedTools>,
 }
 
 /// The last encoded tool list of one provider (a wire format holds one; clones share it).
@@ -53,7 +89,7 @@ impl ToolCache {
         &self,
         request: &ModelRequest,
         encode: impl FnOnce() -> Result<Vec<T>, E>,
-    ) -> Result<Option<Arc<RawValue>>, E>
+    ) -> Result<Option<EncodedTools>, E>
     where
         T: Serialize,
         E: From<serde_json::Error>,
@@ -68,9 +104,7 @@ impl ToolCache {
         {
             return Ok(entry.json.clone());
         }
-        let tools = encode()?;
-        let json =
-            if tools.is_empty() { None } else { Some(Arc::from(serde_json::value::to_raw_value(&tools)?)) };
+        let json = EncodedTools::encode(&encode()?)?;
         *last = Some(Entry {
             tools: request.tools[..].to_vec(),
             mcp: request.mcp_servers[..].to_vec(),
@@ -105,7 +139,7 @@ mod tests {
         let a = cache.get(&first, || encode(&first)).unwrap().unwrap();
         let b = cache.get(&second, || encode(&second)).unwrap().unwrap();
         assert_eq!(encodes.get(), 1);
-        assert!(Arc::ptr_eq(&a, &b), "the same shared JSON, not a copy");
+        assert!(a.ptr_eq(&b), "the same shared JSON, not a copy");
         let other = ModelRequest::new(vec![]).with_tools(vec![ToolDefinition::new(
             "write",
             "Writes.",

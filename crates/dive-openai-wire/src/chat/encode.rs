@@ -10,15 +10,14 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
 
 use dive_core::{
     Content, DocumentContent, MediaSource, Message, ModelRequest, ResponseFormat, Role, ToolChoice,
     ToolDefinition,
 };
+use dive_provider::EncodedTools;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::body::{Body, TopLevel, history};
@@ -61,7 +60,7 @@ pub fn encode_request(request: &ModelRequest, opts: &ChatOptions<'_>) -> Value {
 /// ```
 #[must_use]
 pub fn encode_body<'a>(request: &'a ModelRequest, opts: &ChatOptions<'a>) -> Body<'a> {
-    let tools = encode_tool_list(encode_tools(request, opts.dialect));
+    let tools = encode_tool_list(&encode_tools(request, opts.dialect));
     body(request, opts, tools)
 }
 
@@ -69,7 +68,7 @@ pub fn encode_body<'a>(request: &'a ModelRequest, opts: &ChatOptions<'a>) -> Bod
 pub(crate) fn body<'a>(
     request: &'a ModelRequest,
     opts: &ChatOptions<'a>,
-    tools: Option<Arc<RawValue>>,
+    tools: Option<EncodedTools>,
 ) -> Body<'a> {
     let dialect = opts.dialect;
     let typed = ChatBody {
@@ -102,7 +101,7 @@ pub struct ChatBody<'a> {
     messages: Cow<'a, [Message]>,
     max_tokens: Option<u32>,
     stream: bool,
-    tools: Option<Arc<RawValue>>,
+    tools: Option<EncodedTools>,
 }
 
 impl fmt::Debug for ChatBody<'_> {
@@ -146,7 +145,7 @@ impl Serialize for ChatBody<'_> {
         }
         if has_tools {
             if let Some(tools) = &self.tools {
-                top.put("tools", &**tools)?;
+                top.put("tools", tools)?;
             }
             top.opt("tool_choice", request.tool_choice.as_ref().map(ChoiceOut))?;
             top.opt("parallel_tool_calls", request.parallel_tool_calls)?;

@@ -14,15 +14,14 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
 
 use dive_core::{
     Content, DocumentContent, ImageContent, MediaSource, Message, ModelRequest, ReasoningSummary,
     ResponseFormat, Role, ToolChoice, ToolDefinition, ToolResultContent,
 };
+use dive_provider::EncodedTools;
 use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::body::{Body, TopLevel, history};
@@ -56,14 +55,14 @@ pub fn encode_request(request: &ModelRequest, opts: &ResponsesOptions<'_>) -> Va
 /// cached tool list instead).
 #[must_use]
 pub fn encode_body<'a>(request: &'a ModelRequest, opts: &ResponsesOptions<'a>) -> Body<'a> {
-    body(request, opts, encode_tool_list(encode_tools(request)))
+    body(request, opts, encode_tool_list(&encode_tools(request)))
 }
 
 /// The body with `tools` (pre-encoded) and the dialect's hook applied.
 pub(crate) fn body<'a>(
     request: &'a ModelRequest,
     opts: &ResponsesOptions<'a>,
-    tools: Option<Arc<RawValue>>,
+    tools: Option<EncodedTools>,
 ) -> Body<'a> {
     let dialect = opts.dialect;
     let messages = history(&request.messages, &dialect.reminders);
@@ -121,7 +120,7 @@ pub struct ResponsesBody<'a> {
     messages: Cow<'a, [Message]>,
     /// The first message sent (after the last assistant message when chained).
     start: usize,
-    tools: Option<Arc<RawValue>>,
+    tools: Option<EncodedTools>,
 }
 
 impl fmt::Debug for ResponsesBody<'_> {
@@ -162,7 +161,7 @@ impl Serialize for ResponsesBody<'_> {
         }
         if !request.tools.is_empty() || !request.mcp_servers.is_empty() {
             if let Some(tools) = &self.tools {
-                top.put("tools", &**tools)?;
+                top.put("tools", tools)?;
             }
             top.opt("tool_choice", request.tool_choice.as_ref().map(encode_tool_choice))?;
             top.opt("parallel_tool_calls", request.parallel_tool_calls)?;
