@@ -98,6 +98,11 @@ impl SkillSet {
         self.skills.iter().filter(|s| s.model_invocable())
     }
 
+    /// The skills a user may invoke (slash commands): `user-invocable` is not `false`.
+    pub fn user_invocable(&self) -> impl Iterator<Item = &Skill> {
+        self.skills.iter().filter(|s| s.user_invocable)
+    }
+
     /// How many skills.
     #[must_use]
     pub fn len(&self) -> usize {

@@ -101,9 +101,18 @@ async fn the_model_calls_skill_and_the_body_reaches_the_next_request() {
     assert!(second.contains("Review src/lib.rs carefully. Run scripts/check.sh first."), "{second}");
     assert!(second.contains("<skill_files>\nscripts/check.sh\n</skill_files>"), "{second}");
     assert!(!second.contains("SECRET-SCRIPT-BODY"), "bundled files are listed, not read");
-    assert!(
-        find_latest_reminder(&requests[1].messages, CATALOG_REMINDER).is_some(),
-        "the catalog comes with every call"
+    let catalogs = |r: &ModelRequest| {
+        r.messages
+            .iter()
+            .flat_map(|m| &m.content)
+            .filter_map(Content::as_reminder)
+            .filter(|r| r.name == CATALOG_REMINDER)
+            .count()
+    };
+    assert_eq!(
+        (catalogs(first), catalogs(&requests[1])),
+        (1, 1),
+        "one catalog with every call, never piling up"
     );
 }
 

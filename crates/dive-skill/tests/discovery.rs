@@ -164,3 +164,20 @@ fn search_dirs_are_in_the_documented_order() {
         ]
     );
 }
+
+#[test]
+fn from_env_searches_the_home_directory_of_the_environment() {
+    const NAME: &str = "from_env_searches_the_home_directory_of_the_environment";
+    if !dive_test::child::is_child(NAME) {
+        let home = tempfile::tempdir().unwrap();
+        write(home.path(), ".agents/skills/mine/SKILL.md", &skill("mine", "from the home directory"));
+        let home = home.path().to_str().unwrap();
+        return dive_test::child::rerun_with_env(NAME, &["USERPROFILE"], &[("HOME", home)]);
+    }
+    #[allow(clippy::disallowed_methods)] // the child checks the environment it was given
+    let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap());
+    let set = Discovery::from_env().discover();
+    let mine = set.get("mine").expect("the skill in $HOME/.agents/skills");
+    assert_eq!(mine.scope, Scope::User);
+    assert_eq!(mine.file(), Some(home.join(".agents/skills/mine/SKILL.md")));
+}
