@@ -34,11 +34,14 @@ pub(crate) fn wrap(name: &str, dir: Option<&Path>, instructions: &str, files: &[
     out
 }
 
-/// The names of the skills whose content blocks a text holds.
-pub(crate) fn loaded_names(text: &str) -> impl Iterator<Item = &str> {
+/// The closing of a content block.
+const CLOSE: &str = "</skill_content>";
+
+/// The whole content blocks a text holds.
+pub(crate) fn blocks(text: &str) -> impl Iterator<Item = &str> {
     text.match_indices(OPEN).filter_map(move |(at, _)| {
-        let rest = &text[at + OPEN.len()..];
-        rest.find("\">").map(|end| &rest[..end])
+        let rest = &text[at..];
+        rest.find(CLOSE).map(|end| &rest[..end + CLOSE.len()])
     })
 }
 
@@ -85,8 +88,9 @@ mod tests {
         let a = wrap("pdf", Some(Path::new("/s/pdf")), "Do it.\n", &["scripts/x.py".into()]);
         assert!(a.starts_with("<skill_content name=\"pdf\">\nBase directory of this skill: /s/pdf\n"));
         assert!(a.contains("<skill_files>\nscripts/x.py\n</skill_files>\n</skill_content>"));
-        let text = format!("{a} and {}", wrap("review", None, "R", &[]));
-        assert_eq!(loaded_names(&text).collect::<Vec<_>>(), ["pdf", "review"]);
+        let b = wrap("review", None, "R", &[]);
+        let text = format!("before {a} and {b} after");
+        assert_eq!(blocks(&text).collect::<Vec<_>>(), [a.as_str(), b.as_str()]);
     }
 
     #[test]

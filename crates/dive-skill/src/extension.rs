@@ -146,7 +146,7 @@ impl Shared {
             listed: skill.allowed_tools.clone(),
             dir: dir.map(|d| d.canonicalize().unwrap_or(d)),
         });
-        Pending { name: skill.name.clone(), content, active }
+        Pending { content, active }
     }
 }
 
@@ -208,7 +208,7 @@ impl PreIterationHook for SkillHooks {
                         Some(result) => result.text_content(),
                         None => block.as_text().unwrap_or_default().to_owned(),
                     };
-                    inner.loaded.extend(content::loaded_names(&text).map(str::to_owned));
+                    inner.loaded.extend(content::blocks(&text).map(str::to_owned));
                 }
             }
         }
@@ -237,7 +237,7 @@ impl PostToolUseHook for SkillHooks {
             let mut inner = state.lock();
             match inner.pending.remove(&ctx.call.id) {
                 Some(pending) => {
-                    inner.loaded.insert(pending.name);
+                    inner.loaded.insert(pending.content.clone());
                     inner.active.extend(pending.active);
                     PostToolUseDecision::keep().with_context(pending.content)
                 }

@@ -22,13 +22,13 @@ pub(crate) struct Active {
 /// Content the Skill tool rendered, waiting for its PostToolUse hook.
 #[derive(Debug, Clone)]
 pub(crate) struct Pending {
-    pub(crate) name: String,
     pub(crate) content: String,
     pub(crate) active: Option<Active>,
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct Inner {
+    /// The content blocks already in the conversation, exactly as delivered.
     pub(crate) loaded: HashSet<String>,
     pub(crate) pending: HashMap<String, Pending>,
     pub(crate) active: Vec<Active>,

@@ -70,14 +70,18 @@ impl Tool for SkillTool {
                     known.join(", ")
                 )));
             };
+            let pending = self.shared.render(skill, args).await;
             let state = SkillState::of(&ctx.run.values);
-            if state.lock().loaded.contains(name) {
+            let mut inner = state.lock();
+            // The same content (same skill, same arguments) is never delivered twice.
+            if inner.loaded.contains(&pending.content) {
                 return Ok(ToolResult::text(format!(
-                    "The skill `{name}` is already loaded in this conversation: follow its instructions above."
+                    "The skill `{name}` is already loaded in this conversation with these arguments: \
+                     follow its instructions above."
                 )));
             }
-            let pending = self.shared.render(skill, args).await;
-            state.lock().pending.insert(ctx.call_id.to_string(), pending);
+            inner.pending.insert(ctx.call_id.to_string(), pending);
+            drop(inner);
             Ok(ToolResult::text(format!("Launching skill: {name}")))
         })
     }

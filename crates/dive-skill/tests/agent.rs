@@ -155,6 +155,28 @@ async fn a_skill_already_in_context_is_not_injected_again() {
         requests[2].messages.iter().map(|m| text_of(m).matches("Count syllables").count()).sum();
     assert_eq!(copies, 1);
 
+    // Other arguments make other content: that is delivered.
+    let skill = Skill::new("fix", "Fixes an issue.").with_body("Fix issue $1.");
+    let model = ScriptedModel::new([
+        skill_call("c1", "fix", Some("1")),
+        skill_call("c2", "fix", Some("2")),
+        skill_call("c3", "fix", Some("1")),
+        ModelResponse::text("ok"),
+    ]);
+    let agent = Agent::builder()
+        .model(model.clone())
+        .extension(SkillExtension::new(SkillSet::new().with(skill)))
+        .build()
+        .unwrap();
+    agent.run(RunOptions::text("fix both")).await.unwrap();
+    let requests = model.requests().all();
+    assert!(last_text(&requests[1]).contains("Fix issue 1."));
+    assert!(last_text(&requests[2]).contains("Fix issue 2."));
+    assert!(
+        last_text(&requests[3]).contains("already loaded")
+            && !last_text(&requests[3]).contains("<skill_content")
+    );
+
     // Loaded in an earlier turn (in the history): not injected again either.
     let history = vec![
         Message::user("poem"),
