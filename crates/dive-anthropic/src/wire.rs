@@ -4,8 +4,8 @@
 use dive_core::{CacheTtl, LlmErrorKind, ModelRequest, ModelResponse, Secret};
 use dive_provider::reqwest::header::HeaderMap;
 use dive_provider::{
-    CallContext, Encoded, HttpProvider, ProviderBuilder, ProviderError, ToolCache, Vendor, WireFormat,
-    secret_header,
+    CallContext, Encoded, EncodedTools, HttpProvider, ProviderBuilder, ProviderError, ToolCache, Vendor,
+    WireFormat, secret_header,
 };
 
 use crate::PROVIDER;
@@ -85,7 +85,7 @@ impl WireFormat for Messages {
     ) -> Result<Encoded<MessagesBody<'a>>, ProviderError> {
         let max_tokens = call.max_tokens_or(DEFAULT_MAX_TOKENS);
         let tools =
-            self.tools.get(request, || Ok(encode_tools(request))).map_err(|e: serde_json::Error| {
+            self.tools.get(request, || EncodedTools::encode(&encode_tools(request))).map_err(|e| {
                 ProviderError::new(
                     PROVIDER,
                     LlmErrorKind::InvalidRequest,

@@ -7,7 +7,8 @@ use std::marker::PhantomData;
 
 use dive_core::{LlmErrorKind, ModelRequest, ModelResponse};
 use dive_provider::{
-    CallContext, Encoded, ProviderBuilder, ProviderError, StreamMapper, ToolCache, Vendor, WireFormat,
+    CallContext, Encoded, EncodedTools, ProviderBuilder, ProviderError, StreamMapper, ToolCache, Vendor,
+    WireFormat,
 };
 
 use crate::body::Body;
@@ -71,7 +72,8 @@ impl Api for Chat {
     ) -> Result<Body<'a>, serde_json::Error> {
         let mut opts = crate::chat::ChatOptions::new(call.model, dialect).streaming(call.stream);
         opts.max_tokens = call.max_tokens;
-        let tools = tools.get(request, || Ok(crate::chat::encode_tools(request, dialect)))?;
+        let tools =
+            tools.get(request, || EncodedTools::encode(&crate::chat::encode_tools(request, dialect)))?;
         Ok(crate::chat::body(request, &opts, tools))
     }
 
@@ -97,7 +99,7 @@ impl Api for Responses {
     ) -> Result<Body<'a>, serde_json::Error> {
         let mut opts = crate::responses::ResponsesOptions::new(call.model, dialect).streaming(call.stream);
         opts.max_tokens = call.max_tokens;
-        let tools = tools.get(request, || Ok(crate::responses::encode_tools(request)))?;
+        let tools = tools.get(request, || EncodedTools::encode(&crate::responses::encode_tools(request)))?;
         Ok(crate::responses::body(request, &opts, tools))
     }
 

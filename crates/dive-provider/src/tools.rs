@@ -59,12 +59,12 @@ struct Entry {
 ///
 /// ```
 /// use dive_core::{Message, ModelRequest, ToolDefinition};
-/// use dive_provider::ToolCache;
+/// use dive_provider::{EncodedTools, ToolCache};
 /// let cache = ToolCache::default();
 /// let tool = ToolDefinition::new("read", "Reads a file.", serde_json::json!({"type": "object"}));
 /// let request = ModelRequest::new(vec![Message::user("hi")]).with_tools(vec![tool]);
-/// let encode = || Ok::<_, serde_json::Error>(request.tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>());
-/// let json = cache.get(&request, encode).unwrap().unwrap();
+/// let names: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+/// let json = cache.get(&request, || EncodedTools::encode(&names)).unwrap().unwrap();
 /// assert_eq!(json.get(), r#"["read"]"#);
 /// ```
 #[derive(Clone, Default)]
@@ -79,21 +79,17 @@ impl fmt::Debug for ToolCache {
 }
 
 impl ToolCache {
-    /// The encoded tools of `request`: the cached JSON when its tools and MCP servers equal
-    /// the last ones, else `encode()`d, serialized once and kept. `None` when there are no
-    /// tools or `encode` gives an empty list.
+    /// The encoded tools of `request`: the cached list when its tools and MCP servers equal
+    /// the last ones, else what `encode` gives (usually [`EncodedTools::encode`] of the
+    /// wire's tool items), kept. `None` when the request has no tools.
     ///
     /// # Errors
-    /// What `encode` returns (nothing is cached then), or a serialization error of its list.
-    pub fn get<T, E>(
+    /// What `encode` returns (nothing is kept then).
+    pub fn get<E>(
         &self,
         request: &ModelRequest,
-        encode: impl FnOnce() -> Result<Vec<T>, E>,
-    ) -> Result<Option<EncodedTools>, E>
-    where
-        T: Serialize,
-        E: From<serde_json::Error>,
-    {
+        encode: impl FnOnce() -> Result<Option<EncodedTools>, E>,
+    ) -> Result<Option<EncodedTools>, E> {
         if request.tools.is_empty() && request.mcp_servers.is_empty() {
             return Ok(None);
         }
@@ -104,7 +100,7 @@ impl ToolCache {
         {
             return Ok(entry.json.clone());
         }
-        let json = EncodedTools::encode(&encode()?)?;
+        let json = encode()?;
         *last = Some(Entry {
             tools: request.tools[..].to_vec(),
             mcp: request.mcp_servers[..].to_vec(),
@@ -128,8 +124,8 @@ mod tests {
         let encodes = Cell::new(0);
         let encode = |request: &ModelRequest| {
             encodes.set(encodes.get() + 1);
-            Ok::<_, serde_json::Error>(
-                request.tools.iter().map(|t| json!({"name": t.name})).collect::<Vec<Value>>(),
+            EncodedTools::encode(
+                &request.tools.iter().map(|t| json!({"name": t.name})).collect::<Vec<Value>>(),
             )
         };
         let tool = ToolDefinition::new("read", "Reads a file.", json!({"type": "object"}));
@@ -159,12 +155,8 @@ mod tests {
             "Reads.",
             json!({"type": "object"}),
         )]);
-        let failed: Result<_, serde_json::Error> =
-            cache.get(&request, || Err(serde::de::Error::custom("bad schema")).map(|()| vec![0]));
-        assert!(failed.is_err());
-        assert_eq!(
-            cache.get(&request, || Ok::<_, serde_json::Error>(vec![1])).unwrap().unwrap().get(),
-            "[1]"
-        );
+        let failed = cache.get(&request, || Err("bad schema"));
+        assert_eq!(failed.unwrap_err(), "bad schema");
+        assert_eq!(cache.get(&request, || EncodedTools::encode(&[1])).unwrap().unwrap().get(), "[1]");
     }
 }
