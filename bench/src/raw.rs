@@ -8,7 +8,10 @@ pub mod sse;
 
 use std::sync::Arc;
 
+use futures::StreamExt;
 use serde::{Deserialize, Serialize};
+
+use self::sse::SseReader;
 
 use crate::BenchError;
 
@@ -27,6 +30,70 @@ pub fn http_client() -> Result<reqwest::Client, BenchError> {
         .with_root_certificates(rustls::RootCertStore::empty())
         .with_no_client_auth();
     Ok(reqwest::Client::builder().tls_backend_preconfigured(tls).build()?)
+}
+
+/// Where a raw client posts: the client, the endpoint's URL, the model and whether calls
+/// stream.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    http: reqwest::Client,
+    url: String,
+    model: String,
+    stream: bool,
+}
+
+impl Endpoint {
+    /// An endpoint at `url`.
+    #[must_use]
+    pub fn new(http: reqwest::Client, url: String, model: &str, stream: bool) -> Self {
+        Self { http, url, model: model.to_owned(), stream }
+    }
+
+    /// The model name sent.
+    #[must_use]
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// Whether calls stream.
+    #[must_use]
+    pub fn stream(&self) -> bool {
+        self.stream
+    }
+
+    /// A JSON POST of `body` to the endpoint, with `headers`; the response, if its status
+    /// is a success.
+    ///
+    /// # Errors
+    /// HTTP failures and error statuses.
+    pub async fn post(
+        &self,
+        body: Vec<u8>,
+        headers: &[(&str, &str)],
+    ) -> Result<reqwest::Response, BenchError> {
+        let mut request =
+            self.http.post(&self.url).header(reqwest::header::CONTENT_TYPE, "application/json").body(body);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        Ok(request.send().await?.error_for_status()?)
+    }
+}
+
+/// Reads an SSE response to its end, handing each event's `data` to `on_data`.
+///
+/// # Errors
+/// HTTP failures while reading, or what `on_data` returns.
+pub async fn read_events(
+    response: reqwest::Response,
+    mut on_data: impl FnMut(&[u8]) -> Result<(), BenchError>,
+) -> Result<(), BenchError> {
+    let mut sse = SseReader::default();
+    let mut body = response.bytes_stream();
+    while let Some(chunk) = body.next().await {
+        sse.feed(&chunk?, &mut on_data)?;
+    }
+    Ok(())
 }
 
 /// The `add` tool's input, as the model sends it.

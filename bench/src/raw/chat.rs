@@ -1,20 +1,16 @@
 //! The raw Chat Completions client: typed request and response structs, SSE chunks decoded
 //! one by one into a tool call or text.
 
-use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 
-use super::{ADD_SCHEMA, API_KEY, AddArgs, AddSchema, sse::SseReader};
+use super::{ADD_SCHEMA, API_KEY, AddArgs, AddSchema, Endpoint, read_events};
 use crate::BenchError;
 use crate::problem::{TOOL_DESCRIPTION, TOOL_NAME};
 
 /// A Chat Completions client for the benchmark turn.
 #[derive(Debug, Clone)]
 pub struct RawChat {
-    http: reqwest::Client,
-    url: String,
-    model: String,
-    stream: bool,
+    endpoint: Endpoint,
 }
 
 #[derive(Serialize)]
@@ -139,7 +135,7 @@ impl RawChat {
     /// A client of `{base}/v1/chat/completions`, streaming or not.
     #[must_use]
     pub fn new(http: reqwest::Client, base: &str, model: &str, stream: bool) -> Self {
-        Self { http, url: format!("{base}/v1/chat/completions"), model: model.to_owned(), stream }
+        Self { endpoint: Endpoint::new(http, format!("{base}/v1/chat/completions"), model, stream) }
     }
 
     /// One turn: ask, run the tool call, send the result, return the final answer.
@@ -171,8 +167,9 @@ impl RawChat {
     }
 
     async fn call(&self, messages: &[Message<'_>]) -> Result<Reply, BenchError> {
+        let stream = self.endpoint.stream();
         let request = Request {
-            model: &self.model,
+            model: self.endpoint.model(),
             messages,
             tools: [Tool {
                 kind: "function",
@@ -182,19 +179,12 @@ impl RawChat {
                     parameters: &ADD_SCHEMA,
                 },
             }],
-            stream: self.stream,
-            stream_options: self.stream.then_some(StreamOptions { include_usage: true }),
+            stream,
+            stream_options: stream.then_some(StreamOptions { include_usage: true }),
         };
-        let response = self
-            .http
-            .post(&self.url)
-            .bearer_auth(API_KEY)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(serde_json::to_vec(&request)?)
-            .send()
-            .await?
-            .error_for_status()?;
-        if !self.stream {
+        let auth = format!("Bearer {API_KEY}");
+        let response = self.endpoint.post(serde_json::to_vec(&request)?, &[("authorization", &auth)]).await?;
+        if !stream {
             let bytes = response.bytes().await?;
             let mut parsed: Response = serde_json::from_slice(&bytes)?;
             let choice = parsed.choices.pop().ok_or_else(|| BenchError::Protocol("no choices".into()))?;
@@ -202,39 +192,36 @@ impl RawChat {
             return Ok(Reply { text: message.content.unwrap_or_default(), call: message.tool_calls.pop() });
         }
         let mut reply = Reply::default();
-        let mut sse = SseReader::default();
-        let mut body = response.bytes_stream();
-        while let Some(chunk) = body.next().await {
-            sse.feed(&chunk?, |data| {
-                if data == b"[DONE]" {
-                    return Ok(());
+        read_events(response, |data| {
+            if data == b"[DONE]" {
+                return Ok(());
+            }
+            let chunk: Chunk = serde_json::from_slice(data)?;
+            for choice in chunk.choices {
+                if let Some(text) = choice.delta.content {
+                    reply.text.push_str(&text);
                 }
-                let chunk: Chunk = serde_json::from_slice(data)?;
-                for choice in chunk.choices {
-                    if let Some(text) = choice.delta.content {
-                        reply.text.push_str(&text);
+                for delta in choice.delta.tool_calls {
+                    let call = reply.call.get_or_insert_with(|| ReplyCall {
+                        id: String::new(),
+                        function: ReplyFunction { name: String::new(), arguments: String::new() },
+                    });
+                    if let Some(id) = delta.id {
+                        call.id = id;
                     }
-                    for delta in choice.delta.tool_calls {
-                        let call = reply.call.get_or_insert_with(|| ReplyCall {
-                            id: String::new(),
-                            function: ReplyFunction { name: String::new(), arguments: String::new() },
-                        });
-                        if let Some(id) = delta.id {
-                            call.id = id;
+                    if let Some(function) = delta.function {
+                        if let Some(name) = function.name {
+                            call.function.name = name;
                         }
-                        if let Some(function) = delta.function {
-                            if let Some(name) = function.name {
-                                call.function.name = name;
-                            }
-                            if let Some(arguments) = function.arguments {
-                                call.function.arguments.push_str(&arguments);
-                            }
+                        if let Some(arguments) = function.arguments {
+                            call.function.arguments.push_str(&arguments);
                         }
                     }
                 }
-                Ok(())
-            })?;
-        }
+            }
+            Ok(())
+        })
+        .await?;
         Ok(reply)
     }
 }

@@ -1,20 +1,16 @@
 //! The raw Anthropic Messages client: typed request and response structs, SSE events decoded
 //! one by one into a tool use or text.
 
-use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 
-use super::{ADD_SCHEMA, API_KEY, AddArgs, AddSchema, sse::SseReader};
+use super::{ADD_SCHEMA, API_KEY, AddArgs, AddSchema, Endpoint, read_events};
 use crate::BenchError;
 use crate::problem::{TOOL_DESCRIPTION, TOOL_NAME};
 
 /// An Anthropic Messages client for the benchmark turn.
 #[derive(Debug, Clone)]
 pub struct RawMessages {
-    http: reqwest::Client,
-    url: String,
-    model: String,
-    stream: bool,
+    endpoint: Endpoint,
 }
 
 #[derive(Serialize)]
@@ -104,7 +100,7 @@ impl RawMessages {
     /// A client of `{base}/v1/messages`, streaming or not.
     #[must_use]
     pub fn new(http: reqwest::Client, base: &str, model: &str, stream: bool) -> Self {
-        Self { http, url: format!("{base}/v1/messages"), model: model.to_owned(), stream }
+        Self { endpoint: Endpoint::new(http, format!("{base}/v1/messages"), model, stream) }
     }
 
     /// One turn: ask, run the tool use, send the result, return the final answer.
@@ -135,25 +131,18 @@ impl RawMessages {
     }
 
     async fn call(&self, messages: &[Message<'_>]) -> Result<Reply, BenchError> {
+        let stream = self.endpoint.stream();
         let request = Request {
-            model: &self.model,
+            model: self.endpoint.model(),
             max_tokens: 1024,
             messages,
             tools: [Tool { name: TOOL_NAME, description: TOOL_DESCRIPTION, input_schema: &ADD_SCHEMA }],
-            stream: self.stream,
+            stream,
         };
-        let response = self
-            .http
-            .post(&self.url)
-            .header("x-api-key", API_KEY)
-            .header("anthropic-version", "2023-06-01")
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(serde_json::to_vec(&request)?)
-            .send()
-            .await?
-            .error_for_status()?;
+        let headers = [("x-api-key", API_KEY), ("anthropic-version", "2023-06-01")];
+        let response = self.endpoint.post(serde_json::to_vec(&request)?, &headers).await?;
         let mut reply = Reply::default();
-        if !self.stream {
+        if !stream {
             let bytes = response.bytes().await?;
             let parsed: Response = serde_json::from_slice(&bytes)?;
             for block in parsed.content {
@@ -165,27 +154,24 @@ impl RawMessages {
             return Ok(reply);
         }
         let mut tool: Option<(String, String, String)> = None;
-        let mut sse = SseReader::default();
-        let mut body = response.bytes_stream();
-        while let Some(chunk) = body.next().await {
-            sse.feed(&chunk?, |data| {
-                match serde_json::from_slice::<Event>(data)? {
-                    Event::ContentBlockStart { content_block: StartBlock::ToolUse { id, name } } => {
-                        tool = Some((id, name, String::new()));
-                    }
-                    Event::ContentBlockDelta { delta: BlockDelta::TextDelta { text } } => {
-                        reply.text.push_str(&text)
-                    }
-                    Event::ContentBlockDelta { delta: BlockDelta::InputJsonDelta { partial_json } } => {
-                        if let Some((_, _, json)) = tool.as_mut() {
-                            json.push_str(&partial_json);
-                        }
-                    }
-                    Event::ContentBlockStart { content_block: StartBlock::Text } | Event::Other => {}
+        read_events(response, |data| {
+            match serde_json::from_slice::<Event>(data)? {
+                Event::ContentBlockStart { content_block: StartBlock::ToolUse { id, name } } => {
+                    tool = Some((id, name, String::new()));
                 }
-                Ok(())
-            })?;
-        }
+                Event::ContentBlockDelta { delta: BlockDelta::TextDelta { text } } => {
+                    reply.text.push_str(&text)
+                }
+                Event::ContentBlockDelta { delta: BlockDelta::InputJsonDelta { partial_json } } => {
+                    if let Some((_, _, json)) = tool.as_mut() {
+                        json.push_str(&partial_json);
+                    }
+                }
+                Event::ContentBlockStart { content_block: StartBlock::Text } | Event::Other => {}
+            }
+            Ok(())
+        })
+        .await?;
         if let Some((id, name, json)) = tool {
             reply.call = Some((id, name, serde_json::from_str(&json)?));
         }
