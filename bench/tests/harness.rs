@@ -28,20 +28,13 @@ fn every_mode_of_every_client_and_provider_answers_right() {
 }
 
 #[test]
-fn a_wrong_mock_url_fails_the_client_run() {
+fn a_client_without_its_mock_fails() {
+    // A port that was free a moment ago: nothing answers there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}");
     let output = Command::new(env!("CARGO_BIN_EXE_bench-clients"))
-        .args([
-            "client",
-            "--url",
-            "http://127.0.0.1:9",
-            "--client",
-            "raw",
-            "--provider",
-            "chat",
-            "--turns",
-            "1",
-        ])
-        .args(["--warmup", "0"])
+        .args(["client", "--url", &url, "--client", "raw", "--provider", "chat"])
+        .args(["--turns", "1", "--warmup", "0"])
         .output()
         .unwrap();
     assert!(!output.status.success(), "a client without a server must fail");
