@@ -108,7 +108,13 @@ mod tests {
                 (1, '/') => s.push_str("\\/"),
                 (2, _) if how == 250 => s.push_str("\\x"), // not an escape
                 (3, _) if how == 251 => s.push('\n'),      // a raw control character
-                _ => s.push_str(serde_json::to_string(&c.to_string()).unwrap().trim_matches('"')),
+                _ => s.push_str(
+                    serde_json::to_string(&c.to_string())
+                        .unwrap()
+                        .get(1..)
+                        .and_then(|q| q.strip_suffix('"'))
+                        .unwrap(),
+                ),
             }
         }
         s.push('"');
