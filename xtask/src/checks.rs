@@ -45,6 +45,8 @@ fn layer(name: &str) -> Option<u8> {
         "dive-core" => 0,
         "dive-agent" | "dive-provider" | "dive-session-log" => 10,
         n if n.ends_with("-wire") && n.starts_with("dive-") => 15,
+        // Subagents read skill-style frontmatter and preload skills, so they sit above skills.
+        "dive-subagent" => 25,
         "dive" => 30,
         "dive-cli" => 40,
         n if n.starts_with("dive-") => 20,

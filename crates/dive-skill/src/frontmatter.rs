@@ -10,7 +10,8 @@ use crate::diagnostic::Problem;
 
 /// A frontmatter value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Value {
+#[non_exhaustive]
+pub enum Value {
     /// Nothing after the colon and nothing nested.
     Null,
     /// Text.
@@ -23,31 +24,38 @@ pub(crate) enum Value {
 
 /// One top-level key.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Entry {
-    pub(crate) key: String,
-    pub(crate) value: Value,
+#[non_exhaustive]
+pub struct Entry {
+    /// The key.
+    pub key: String,
+    /// Its value.
+    pub value: Value,
     /// 1-based line of the key in the file.
-    pub(crate) line: usize,
+    pub line: usize,
 }
 
 /// A file split into its frontmatter entries and its body.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Document {
+#[non_exhaustive]
+pub struct Document {
     /// `None` when the file has no frontmatter block.
-    pub(crate) entries: Option<Vec<Entry>>,
-    pub(crate) body: String,
+    pub entries: Option<Vec<Entry>>,
+    /// Everything after the frontmatter block (the whole file when there is none).
+    pub body: String,
     /// Problems the lenient reading got past, with their lines.
-    pub(crate) warnings: Vec<(usize, Problem)>,
+    pub warnings: Vec<(usize, Problem)>,
 }
 
 impl Document {
-    pub(crate) fn get(&self, key: &str) -> Option<&Entry> {
+    /// The entry of `key` (the last one when the key is repeated).
+    #[must_use]
+    pub fn get(&self, key: &str) -> Option<&Entry> {
         self.entries.as_ref()?.iter().rev().find(|e| e.key == key)
     }
 }
 
 /// Splits and reads a file. `Err` is the line and the problem that stop it being read.
-pub(crate) fn parse(text: &str) -> Result<Document, (usize, Problem)> {
+pub fn parse(text: &str) -> Result<Document, (usize, Problem)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let lines: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
     if lines.first().map(|l| l.trim_end()) != Some("---") {

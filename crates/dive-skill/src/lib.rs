@@ -38,7 +38,7 @@ mod discover;
 mod dynamic;
 mod expand;
 mod extension;
-mod frontmatter;
+pub mod frontmatter;
 mod set;
 mod skill;
 mod state;
