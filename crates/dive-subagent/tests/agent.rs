@@ -257,3 +257,41 @@ async fn a_hard_cancel_of_the_parent_stops_the_subagent() {
     assert_eq!(sub.status, RunStatus::Stopped);
     assert!(sub.result.unwrap().contains("stopped early (canceled"));
 }
+
+#[tokio::test]
+async fn the_factory_preloads_a_definitions_skills_and_makes_hooks_for_its_permission_mode() {
+    let model = ScriptedModel::new([
+        agent_call("p1", "reviewer", "Review it.", false),
+        ModelResponse::text("Reviewed."),
+        ModelResponse::text("ok"),
+    ]);
+    let mut reviewer = Definition::new("reviewer", "Reviews.").with_prompt("You review.");
+    reviewer.skills = vec!["checklist".into(), "missing".into()];
+    reviewer.permission_mode = Some("plan".into());
+    let modes = Arc::new(Mutex::new(Vec::new()));
+    let factory = DefaultFactory::new(model.clone())
+        .with_skills(
+            dive_skill::SkillSet::new().with(
+                dive_skill::Skill::new("checklist", "The review checklist.")
+                    .with_body("1. Tests pass.\n2. Docs updated.\n"),
+            ),
+        )
+        .with_hooks_for({
+            let modes = modes.clone();
+            move |def| {
+                modes.lock().unwrap().push(def.permission_mode.clone());
+                dive_core::Hooks::new()
+            }
+        });
+    let agent_tool = AgentTool::new(Catalog::new().with(reviewer), factory);
+    let parent =
+        Agent::builder().model(model.clone()).extension(Orchestration::new(agent_tool)).build().unwrap();
+    parent.run(RunOptions::text("go")).await.unwrap();
+    let system = model.requests().all()[1].system.clone().unwrap();
+    assert!(system.starts_with("You review."), "{system}");
+    assert!(
+        system.contains("<skill name=\"checklist\">\n1. Tests pass.\n2. Docs updated.\n</skill>"),
+        "{system}"
+    );
+    assert_eq!(*modes.lock().unwrap(), [Some("plan".to_owned())]);
+}
