@@ -2,8 +2,8 @@
 //! `Agent` with `subagent_type: Explore`, the subagent runs its own tool calls on the same
 //! model, and its answer reaches the parent's next request; subagents never get the `Agent`
 //! tool; an early stop returns the partial answer and the reason; a background subagent's
-//! result arrives on the parent's next model call; a hard cancel of the parent stops the
-//! subagent.
+//! result arrives on the parent's next model call; a hard or soft cancel of the parent stops
+//! the subagent; the factory preloads skills and makes hooks per definition.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
@@ -294,4 +294,38 @@ async fn the_factory_preloads_a_definitions_skills_and_makes_hooks_for_its_permi
         "{system}"
     );
     assert_eq!(*modes.lock().unwrap(), [Some("plan".to_owned())]);
+}
+
+#[tokio::test]
+async fn a_soft_cancel_of_the_parent_stops_the_subagent_at_its_next_step() {
+    let soft = dive_core::SoftCancel::new();
+    let canceller: Arc<dyn Tool> = {
+        let soft = soft.clone();
+        Arc::new(FunctionTool::new("Step", "One step.", move |_: Value, _ctx| {
+            let soft = soft.clone();
+            async move {
+                soft.cancel();
+                Ok::<_, ToolError>("stepped")
+            }
+        }))
+    };
+    let model = ScriptedModel::new([
+        agent_call("p1", "general-purpose", "Step twice.", false),
+        {
+            let mut r = ModelResponse::tool_calls(vec![ToolUse::new("s1", "Step", json!({}))]);
+            r.content.insert(0, Content::text("Stepping once."));
+            r
+        },
+        ModelResponse::text("never reached"),
+    ]);
+    let agent_tool = AgentTool::new(Catalog::with_builtins(), DefaultFactory::new(model.clone()))
+        .with_parent_tools(vec![canceller]);
+    let orchestration = Orchestration::new(agent_tool);
+    let parent = Agent::builder().model(model.clone()).extension(orchestration.clone()).build().unwrap();
+    let _ = parent.run(RunOptions::text("go").with_soft_cancel(soft)).await;
+    assert_eq!(model.requests().len(), 2, "the subagent made no call after the parent's soft cancel");
+    let sub = orchestration.runs().get("agent-1").unwrap();
+    assert_eq!(sub.status, RunStatus::Stopped);
+    let result = sub.result.unwrap();
+    assert!(result.contains("stopped early (canceled") && result.contains("Stepping once."), "{result}");
 }
