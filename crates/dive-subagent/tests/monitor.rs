@@ -80,10 +80,12 @@ async fn task_stop_kills_a_running_monitor_and_its_grandchildren() {
 #[tokio::test]
 async fn a_timeout_kills_the_whole_tree() {
     let runs = Runs::new();
-    let run = MonitorTool::new(runs.clone()).start(SLEEPER, "sleeper", Duration::from_millis(300)).unwrap();
+    let run = MonitorTool::new(runs.clone()).start(SLEEPER, "sleeper", Duration::from_secs(2)).unwrap();
+    let running = runs.wait_until(run.id(), |s| s.lines >= 1).await.unwrap();
+    assert_eq!(running.status, RunStatus::Running, "the pid line arrives before the timeout");
     let done = runs.wait(run.id()).await.unwrap();
     assert_eq!(done.status, RunStatus::Failed);
-    assert_eq!(done.result.as_deref(), Some("timed out after 300 ms and was killed"));
+    assert_eq!(done.result.as_deref(), Some("timed out after 2000 ms and was killed"));
     let notes = runs.take_notifications().join("\n");
     assert!(gone(pid_in(&notes)), "{notes}");
     assert!(!notes.contains("never"), "the shell was killed before its next command");
