@@ -279,7 +279,12 @@ fn request_bodies_are_valid_for_the_official_sdk() {
         written += 1;
     }
     let Some(py) = dive_test::interop::python(SDK) else { return };
-    dive_test::interop::assert_bodies_valid(&py, &interop_dir().join("validate_requests.py"), dir.path(), written);
+    dive_test::interop::assert_bodies_valid(
+        &py,
+        &interop_dir().join("validate_requests.py"),
+        dir.path(),
+        written,
+    );
 }
 
 #[test]

@@ -195,7 +195,12 @@ fn request_bodies_are_what_the_official_sdk_sends() {
     }
     assert_eq!(written, matrix().len() * 2);
     let Some(py) = dive_test::interop::python(SDK) else { return };
-    dive_test::interop::assert_bodies_valid(&py, &interop_dir().join("validate_requests.py"), dir.path(), written);
+    dive_test::interop::assert_bodies_valid(
+        &py,
+        &interop_dir().join("validate_requests.py"),
+        dir.path(),
+        written,
+    );
 }
 
 #[test]
