@@ -13,9 +13,9 @@ use std::process::Command;
 use bytes::Bytes;
 use dive_anthropic::{Anthropic, AnthropicOptions};
 use dive_core::{
-    CacheControl, CacheTtl, Citation, CitationsConfig, Content, ContextEdit, DocumentContent, FileContent,
-    ImageContent, McpServerConfig, MediaSource, Message, ModelRequest, Prefill, Reasoning, ReasoningEffort,
-    RedactedThinkingContent, Reminder, ResponseAccumulator, ResponseFormat, Role, Secret, TextContent,
+    CacheControl, CacheTtl, Citation, CitationsConfig, Content, ContextEdit, DocumentContent, EventStream,
+    FileContent, ImageContent, McpServerConfig, MediaSource, Message, ModelRequest, Prefill, Reasoning,
+    ReasoningEffort, RedactedThinkingContent, Reminder, ResponseFormat, Role, Secret, TextContent,
     ThinkingContent, ThinkingDisplay, ToolChoice, ToolDefinition, ToolResultContent, ToolUse,
 };
 use futures::StreamExt;
@@ -348,26 +348,21 @@ fn request_bodies_are_valid_for_the_official_sdk() {
 }
 
 /// What the Rust decoder makes of a fixture fed in 37-byte chunks.
-fn decode_fixture(name: &str) -> (ResponseAccumulator, Option<dive_provider::ProviderError>) {
+fn decode_fixture(name: &str) -> (EventStream, Option<dive_core::LlmError>) {
     let bytes = std::fs::read(fixture(name)).unwrap();
     let chunks: Vec<Result<Bytes, std::io::Error>> =
         bytes.chunks(37).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
     let sse = dive_provider::decode_sse("anthropic", futures::stream::iter(chunks));
-    let mut events = dive_anthropic::events(Box::pin(sse), None);
-    let mut acc = ResponseAccumulator::new();
+    let mut events = dive_anthropic::events(Box::pin(sse), None).into_event_stream();
     let mut error = None;
     futures::executor::block_on(async {
         while let Some(item) = events.next().await {
-            match item {
-                Ok(event) => acc.add(&event).unwrap(),
-                Err(e) => {
-                    error = Some(e);
-                    break;
-                }
+            if let Err(e) = item {
+                error = Some(e);
             }
         }
     });
-    (acc, error)
+    (events, error)
 }
 
 /// Our content blocks in the SDK's JSON shape (a tool call's `caller` lives in metadata).
@@ -428,11 +423,12 @@ fn web_search_citations_stream_matches_the_sdk() {
 
 #[test]
 fn error_event_is_typed_like_the_sdk_and_keeps_partial_output() {
-    let (_, error) = decode_fixture("error_after_start.sse");
+    let (events, error) = decode_fixture("error_after_start.sse");
     let error = error.expect("an error event must end the stream with an error");
     assert_eq!(error.kind, dive_core::LlmErrorKind::Overloaded);
     assert_eq!(error.error_type.as_deref(), Some("overloaded_error"));
-    assert_eq!(error.partial_response().map(|p| p.id.as_str()), Some("msg_02"));
+    assert!(events.has_started());
+    assert_eq!(events.into_partial_response(false).id, "msg_02");
     let Some(sdk) = sdk("error_after_start.sse") else { return };
     assert_eq!(sdk["error"]["type"], "overloaded_error");
     assert_eq!(sdk["message"], Value::Null);

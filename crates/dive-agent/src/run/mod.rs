@@ -17,8 +17,8 @@ mod resume;
 use std::sync::Arc;
 
 use dive_core::{
-    AgentRunSpan, BackgroundTaskHandle, Llm, Message, ModelCallRecord, ModelResponse, OutcomeReason,
-    Reminder, Response, ResponseAccumulator, ResponseItem, RunInfo, Session, StopKind, TurnOrigin, Usage,
+    AgentRunSpan, BackgroundTaskHandle, EventStream, Llm, Message, ModelCallRecord, ModelResponse,
+    OutcomeReason, Reminder, Response, ResponseItem, RunInfo, Session, StopKind, TurnOrigin, Usage,
 };
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -89,7 +89,9 @@ pub(crate) struct Run {
     pending_reminders: Vec<Reminder>,
     /// The last model response's stop reason and details (all the response keeps of it).
     last_stop: Option<(String, Option<serde_json::Value>)>,
-    stream_acc: Option<ResponseAccumulator>,
+    /// The model stream being read: kept here so a call cancelled mid-stream still leaves what
+    /// it produced (see `keep_partial`).
+    stream: Option<EventStream>,
     background: Vec<BackgroundTaskHandle>,
     /// The session revision this run last saw or wrote (turn stores).
     revision: u64,

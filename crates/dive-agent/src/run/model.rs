@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use dive_core::{
     LlmError, LlmErrorKind, ModelCallRecord, ModelRequest, ModelResponse, OutcomeReason, Reminder,
-    ResponseAccumulator, ResponseItem, Tool, ToolChoice, ToolDefinition,
+    ResponseItem, Tool, ToolChoice, ToolDefinition,
 };
 use futures_util::StreamExt;
 
@@ -162,7 +162,7 @@ impl Run {
         }
         match result {
             Ok(response) => {
-                self.stream_acc = None;
+                self.stream = None;
                 record.served_model =
                     if response.model.is_empty() { requested } else { response.model.clone() };
                 record.response_id.clone_from(&response.id);
@@ -213,35 +213,33 @@ impl Run {
         if !streaming {
             return Ok(model.generate(request).await?);
         }
-        let mut events = model.stream(request).await?;
         let wants_events = self.emitter.wants_events();
-        let acc = self.stream_acc.insert(ResponseAccumulator::new());
+        // Held by the run, not this future: a hard interrupt drops the future mid-stream and
+        // `keep_partial` still reads what the stream produced.
+        let events = self.stream.insert(model.stream(request).await?);
         while let Some(event) = events.next().await {
+            // The stream checks itself: an inconsistent event or an end without the final
+            // event arrives here as an error.
             let event = event?;
             if first_event.is_none() {
                 *first_event = Some(started.elapsed());
             }
-            acc.add(&event).map_err(|e| LlmError::new(LlmErrorKind::Decode, e.to_string()))?;
             if wants_events {
                 self.emitter.emit(ResponseItem::ModelEvent { event });
             }
         }
-        if !acc.is_complete() {
-            return Err(Failure::Llm(LlmError::new(
-                LlmErrorKind::StreamInterrupted,
-                "the model stream ended before its final event",
-            )));
-        }
-        let acc = self.stream_acc.take().unwrap_or_default();
-        Ok(acc.into_response())
+        let events = self.stream.take().ok_or_else(|| {
+            LlmError::new(LlmErrorKind::StreamInterrupted, "the model stream was lost while it was read")
+        })?;
+        Ok(events.into_response())
     }
 
     /// Records what can be kept of an interrupted stream (its finished blocks, and
     /// its partial text when the agent keeps partial text); returns whether the stream had started.
     fn keep_partial(&mut self) -> bool {
-        let Some(acc) = self.stream_acc.take() else { return false };
-        let started = acc.has_started();
-        let partial = acc.into_partial_response(!self.agent.inner.drop_partial_text);
+        let Some(events) = self.stream.take() else { return false };
+        let started = events.has_started();
+        let partial = events.into_partial_response(!self.agent.inner.drop_partial_text);
         self.usage += &partial.usage;
         if !partial.content.is_empty() {
             self.push_output(partial.into_message());

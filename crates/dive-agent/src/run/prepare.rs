@@ -172,7 +172,7 @@ impl Run {
             next_call_reminders: Vec::new(),
             pending_reminders: Vec::new(),
             last_stop: None,
-            stream_acc: None,
+            stream: None,
             background: options.background_results,
             origin,
             resume,
