@@ -481,3 +481,52 @@ async fn the_tracer_sees_the_run_every_model_call_and_every_tool_call() {
         ]
     );
 }
+
+/// Keeps nothing of a request but where its history and tool list live and how many holders
+/// share the history while the call runs.
+#[derive(Clone, Default)]
+struct AddressModel {
+    script: Arc<Mutex<Vec<ModelResponse>>>,
+    seen: Arc<Mutex<Vec<(usize, usize, usize, usize)>>>,
+}
+
+impl dive_core::Llm for AddressModel {
+    fn provider(&self) -> &str {
+        "address"
+    }
+    fn model(&self) -> &str {
+        "address-1"
+    }
+    fn generate(
+        &self,
+        request: dive_core::ModelRequest,
+    ) -> dive_core::BoxFuture<'_, Result<ModelResponse, LlmError>> {
+        self.seen.lock().unwrap().push((
+            Arc::as_ptr(&request.messages) as usize,
+            Arc::strong_count(&request.messages),
+            request.messages.len(),
+            Arc::as_ptr(&request.tools).cast::<dive_core::ToolDefinition>() as usize,
+        ));
+        let response = self.script.lock().unwrap().remove(0);
+        Box::pin(async move { Ok(response) })
+    }
+}
+
+#[tokio::test]
+async fn model_calls_share_the_history_and_tool_list_instead_of_copying_them() {
+    let model = AddressModel::default();
+    model.script.lock().unwrap().extend([
+        calls(&[("c1", "echo", json!({"text": "a"}))]),
+        calls(&[("c2", "echo", json!({"text": "b"}))]),
+        ModelResponse::text("done"),
+    ]);
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let agent = Agent::builder().model(model.clone()).tool(echo("echo", log)).build().unwrap();
+    assert_eq!(agent.run("go").await.unwrap().output_text(), "done");
+    let seen = model.seen.lock().unwrap().clone();
+    assert_eq!(seen.iter().map(|s| s.2).collect::<Vec<_>>(), [1, 3, 5], "the live history, growing");
+    // A copy per call would be a new allocation held by the request alone.
+    assert!(seen.iter().all(|s| s.1 == 2), "the run and the request share one history: {seen:?}");
+    assert!(seen.iter().all(|s| s.0 == seen[0].0), "one history for every call: {seen:?}");
+    assert!(seen.iter().all(|s| s.3 == seen[0].3), "the agent's tool list, built once: {seen:?}");
+}

@@ -79,7 +79,9 @@ fn matrix() -> Vec<(&'static str, &'static str, ModelRequest)> {
     .with_max_tokens(512);
     r.stop_sequences = vec!["END".into()];
     r.caching = Some(false);
-    r.prefill = Some(serde_json::from_value::<Prefill>(json!({"text": "3", "closing_tag": "</n>"})).unwrap());
+    r.options.insert(AnthropicOptions::default().with_prefill(
+        serde_json::from_value::<Prefill>(json!({"text": "3", "closing_tag": "</n>"})).unwrap(),
+    ));
     cases.push(("system_stops_prefill", sonnet45, r));
 
     for (name, choice, parallel) in [
@@ -273,8 +275,8 @@ fn matrix() -> Vec<(&'static str, &'static str, ModelRequest)> {
     cases.push(("reminders_user_text", sonnet45, ModelRequest::new(reminders)));
 
     let mut r = ModelRequest::new(vec![Message::user("hi")]);
-    r.speed = Some(dive_core::Speed::Fast);
-    r.service_tier = Some("auto".into());
+    r.options
+        .insert(AnthropicOptions::default().with_speed(dive_core::Speed::Fast).with_service_tier("auto"));
     cases.push(("speed_and_tier", sonnet55, r));
 
     let mut r = ModelRequest::new(vec![Message::user("hi")]);

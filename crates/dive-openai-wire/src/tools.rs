@@ -27,7 +27,9 @@ fn shared<S: serde::Serializer>(tools: &Option<Arc<RawValue>>, s: S) -> Result<S
 }
 
 struct Entry {
-    tools: Vec<ToolDefinition>,
+    /// The request's shared list: an agent's calls hand the same one, compared by address
+    /// before by value.
+    tools: Arc<[ToolDefinition]>,
     mcp: Vec<McpServerConfig>,
     json: Arc<RawValue>,
 }
@@ -55,7 +57,7 @@ impl ToolCache {
     ) -> Option<Arc<RawValue>> {
         let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(entry) = last.as_ref()
-            && entry.tools == request.tools
+            && (Arc::ptr_eq(&entry.tools, &request.tools) || entry.tools == request.tools)
             && entry.mcp == request.mcp_servers
         {
             return Some(Arc::clone(&entry.json));
@@ -66,7 +68,7 @@ impl ToolCache {
         }
         let json: Arc<RawValue> = Arc::from(serde_json::value::to_raw_value(&tools).ok()?);
         *last = Some(Entry {
-            tools: request.tools.clone(),
+            tools: Arc::clone(&request.tools),
             mcp: request.mcp_servers.clone(),
             json: Arc::clone(&json),
         });

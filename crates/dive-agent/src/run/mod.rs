@@ -79,7 +79,8 @@ pub(crate) struct Run {
     input: Vec<Message>,
     output: Vec<Message>,
     /// What the model sees: history, input and output, as hooks may have rewritten it.
-    working: Vec<Message>,
+    /// What the model sees: shared with the request of each call (see `call_model`).
+    working: Arc<Vec<Message>>,
     usage: Usage,
     tool_records: Vec<dive_core::ToolCallRecord>,
     model_calls: Vec<ModelCallRecord>,
@@ -161,7 +162,7 @@ impl Run {
         let handles = std::mem::take(&mut self.background);
         if let Some(message) = messages::background_results_message(&handles) {
             self.input.push(message.clone());
-            self.working.push(message);
+            Arc::make_mut(&mut self.working).push(message);
             hooks::post_background(&self.agent.inner.hooks, &self.info, &handles).await;
         }
         if self.resume.is_none() {
@@ -175,7 +176,7 @@ impl Run {
             self.info.clone(),
             iteration,
             self.system_prompt.clone(),
-            self.working.clone(),
+            Vec::clone(&self.working),
         )
     }
 
@@ -189,7 +190,7 @@ impl Run {
             self.system_prompt = prompt;
         }
         if let Some(messages) = edit.messages {
-            self.working = messages;
+            self.working = Arc::new(messages);
         }
         self.queue_reminders(edit.reminders);
         None
@@ -206,13 +207,13 @@ impl Run {
 
     /// Records a message of the turn's output (and what the model sees).
     fn push_output(&mut self, message: Message) {
-        self.working.push(message.clone());
+        Arc::make_mut(&mut self.working).push(message.clone());
         self.output.push(message);
     }
 
     /// Records reminders as user blocks of the output.
     fn push_output_blocks(&mut self, blocks: Vec<dive_core::Content>) {
-        messages::append_user_blocks(&mut self.working, blocks.clone());
+        messages::append_user_blocks(Arc::make_mut(&mut self.working), blocks.clone());
         messages::append_user_blocks(&mut self.output, blocks);
     }
 

@@ -164,7 +164,7 @@ impl Run {
             input,
             output_start: output.len(),
             output,
-            working,
+            working: Arc::new(working),
             usage: Usage::default(),
             prior_usage,
             tool_records: records,

@@ -75,12 +75,8 @@ pub(crate) fn encode_fields(
             body.insert(key.into(), json!(v));
         }
     }
-    let mut stops = request.stop_sequences.clone();
-    if let Some(tag) = request.prefill.as_ref().and_then(|p| p.closing_tag.clone()) {
-        stops.push(tag);
-    }
-    if !stops.is_empty() {
-        body.insert("stop".into(), json!(stops));
+    if !request.stop_sequences.is_empty() {
+        body.insert("stop".into(), json!(request.stop_sequences));
     }
     let has_tools = request.tools.iter().any(|t| !t.is_native() || dialect.native_tools);
     if let Some(search) = request.tools.iter().find(|t| {
