@@ -45,6 +45,8 @@ fn layer(name: &str) -> Option<u8> {
         "dive-core" => 0,
         "dive-agent" | "dive-provider" | "dive-session-log" => 10,
         n if n.ends_with("-wire") && n.starts_with("dive-") => 15,
+        // Subagents read skill-style frontmatter and preload skills, so they sit above skills.
+        "dive-subagent" => 25,
         "dive" => 30,
         "dive-cli" => 40,
         n if n.starts_with("dive-") => 20,
@@ -272,14 +274,17 @@ const CARGO_HACK_VERSION: &str = "0.6.46";
 const FEATURELESS_TOOLS: &[&str] = &["xtask", "dive-examples"];
 
 /// Every crate built alone with each of its features alone, with no features, with its
-/// defaults and with all of them (`cargo hack check --each-feature`): a feature that only
-/// compiles next to another one fails here.
+/// defaults and with all of them (`cargo hack clippy --each-feature -- -D warnings`): a feature
+/// that only compiles, or only compiles without warnings, next to another one fails here.
 pub fn check_features() -> Result {
     ensure_cargo_hack()?;
-    let mut args = vec!["hack", "check", "--workspace", "--each-feature", "--locked"];
+    // Clippy rather than check, so a warning that shows with one feature alone (an unused
+    // import, dead code) fails the build: `-D warnings` as the workspace-wide clippy step has.
+    let mut args = vec!["hack", "clippy", "--workspace", "--each-feature", "--locked"];
     for package in FEATURELESS_TOOLS {
         args.extend(["--exclude", package]);
     }
+    args.extend(["--", "-D", "warnings"]);
     run("cargo", &args, &[])
 }
 

@@ -1,5 +1,6 @@
 //! Project automation: `cargo xtask ci` runs every check CI runs; the subcommands run one each.
 
+mod bench;
 mod checks;
 mod codemap;
 mod examples;
@@ -25,7 +26,9 @@ commands:
                   (installs cargo-hack when missing)
   tidy            every Rust file opens with a //! line; no comment cites an outside document;
                   the code map of docs/ARCHITECTURE.md is current
-  codemap         write the code map of docs/ARCHITECTURE.md (one line a module)";
+  codemap         write the code map of docs/ARCHITECTURE.md (one line a module)
+  bench-clients   the client-overhead benchmark (dive against raw reqwest + serde on a local
+                  mock), release build, prints the table; options go to its `run` (not in ci)";
 
 fn main() -> ExitCode {
     let command = std::env::args().nth(1).unwrap_or_default();
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
         "check-features" => checks::check_features(),
         "tidy" => checks::tidy(),
         "codemap" => codemap::write(),
+        "bench-clients" => bench::bench_clients(&std::env::args().skip(2).collect::<Vec<_>>()),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

@@ -104,12 +104,11 @@ pub enum Rejection {
         "the latest turn has tool calls whose effect is unknown: reconcile them (continue the turn) before new input"
     )]
     UnreconciledToolCalls,
-    /// Another run held the session and this run was cancelled, or its response timeout
-    /// passed, while it waited (a run started from a task that the holding run waits for
-    /// would otherwise wait forever).
+    /// Another run holds the session: this run did not wait (the default), or its
+    /// [`session_wait`](crate::RunOptions::session_wait) passed or it was cancelled first.
     #[error(
-        "session {0:?} is in use by another run, and this run was cancelled or timed out waiting for it: \
-         retry when that run has ended, or use another session"
+        "session {0:?} is in use by another run: retry when that run has ended, wait for it with \
+         RunOptions::with_session_wait, or use another session"
     )]
     SessionBusy(String),
     /// A durability option needs a session capability this session lacks.

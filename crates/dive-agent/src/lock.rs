@@ -1,8 +1,8 @@
 //! Serialising runs on one session: a run holds the lock its session hands out
 //! ([`Session::run_lock`]), never one from a process-wide map keyed by id, so two stores that both
-//! hold a session `chat` never block each other. A nested run on the same session from inside its
-//! own turn fails fast; a run that waits (for example one started from a spawned task inside a tool
-//! of the run it waits for) gives up when it is cancelled or its response timeout passes.
+//! hold a session `chat` never block each other. A run on a busy session fails at once unless its
+//! caller asked to wait (a bounded wait), so a run started from inside the run that holds its
+//! session — even from a spawned task, which no task-local can follow — never deadlocks.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,15 +30,16 @@ pub(crate) struct Held {
     _guard: Option<SessionLockGuard>,
 }
 
-/// Takes the session's run lock, waiting for a run that holds it. Gives up with
-/// [`Rejection::SessionBusy`] when `cancel` fires or `timeout` passes first.
+/// Takes the session's run lock. When another run holds it, fails at once with
+/// [`Rejection::SessionBusy`], or with `wait` waits that long (or until `cancel` fires) first.
 ///
 /// # Errors
-/// [`AgentError::ReentrantSession`] when the current task's own turn holds this session.
+/// [`AgentError::ReentrantSession`] when the current task's own turn holds this session;
+/// [`Rejection::SessionBusy`] when another run holds it past the wait.
 pub(crate) async fn acquire(
     session: &Arc<dyn Session>,
     cancel: Option<&CancellationToken>,
-    timeout: Option<Duration>,
+    wait: Option<Duration>,
 ) -> Result<Held, AgentError> {
     let lock = session.run_lock();
     let identity = identity(session, lock.as_ref());
@@ -47,22 +48,20 @@ pub(crate) async fn acquire(
     }
     let Some(lock) = lock else { return Ok(Held { identity, _guard: None }) };
     let busy = || AgentError::Rejected(Rejection::SessionBusy(session.id().to_owned()));
+    if let Some(guard) = lock.try_lock() {
+        return Ok(Held { identity, _guard: Some(guard) });
+    }
+    let Some(wait) = wait else { return Err(busy()) };
     let cancelled = async {
         match cancel {
             Some(token) => token.cancelled().await,
             None => std::future::pending().await,
         }
     };
-    let expired = async {
-        match timeout {
-            Some(t) => tokio::time::sleep(t).await,
-            None => std::future::pending().await,
-        }
-    };
     let guard = tokio::select! {
         guard = lock.lock() => guard,
         () = cancelled => return Err(busy()),
-        () = expired => return Err(busy()),
+        () = tokio::time::sleep(wait) => return Err(busy()),
     };
     Ok(Held { identity, _guard: Some(guard) })
 }
@@ -108,16 +107,21 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn nested_lock_fails_fast_and_others_wait() {
+    async fn nested_lock_fails_fast_busy_fails_at_once_and_a_wait_is_served() {
         let lock = SessionLock::new();
         let s1 = session("s1", &lock);
         let held = acquire(&s1, None, None).await.unwrap();
         let nested = while_held(Some(&held), async { acquire(&s1, None, None).await.map(|_| ()) }).await;
         assert!(matches!(nested, Err(AgentError::ReentrantSession(id)) if id == "s1"));
+        let busy = acquire(&s1, None, None).await;
+        assert!(matches!(busy, Err(AgentError::Rejected(Rejection::SessionBusy(id))) if id == "s1"));
         let other = Arc::clone(&s1);
-        let waiter = tokio::spawn(async move { acquire(&other, None, None).await.map(|_| ()) });
+        let waiter =
+            tokio::spawn(
+                async move { acquire(&other, None, Some(Duration::from_secs(60))).await.map(|_| ()) },
+            );
         tokio::task::yield_now().await;
-        assert!(!waiter.is_finished());
+        assert!(!waiter.is_finished(), "a caller that asked to wait waits");
         drop(held);
         waiter.await.unwrap().unwrap();
     }
@@ -129,7 +133,7 @@ mod tests {
         let _held = acquire(&s1, None, None).await.unwrap();
         let token = CancellationToken::new();
         token.cancel();
-        let cancelled = acquire(&s1, Some(&token), None).await;
+        let cancelled = acquire(&s1, Some(&token), Some(Duration::from_secs(60))).await;
         assert!(matches!(cancelled, Err(AgentError::Rejected(Rejection::SessionBusy(id))) if id == "s1"));
         let timed_out = acquire(&s1, None, Some(Duration::from_millis(5))).await;
         assert!(matches!(timed_out, Err(AgentError::Rejected(Rejection::SessionBusy(_)))));

@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use dive_core::{
     BackgroundTaskHandle, BoxError, Message, Reminder, ResponseItem, Session, SoftCancel, Values,
@@ -51,6 +52,10 @@ pub struct RunOptions {
     pub cancel: Option<CancellationToken>,
     /// Finished background tasks whose results are delivered at the start of this call.
     pub background_results: Vec<BackgroundTaskHandle>,
+    /// How long to wait for another run that holds the session. `None` (the default) fails at
+    /// once with [`Rejection::SessionBusy`](crate::Rejection::SessionBusy), so a run started
+    /// from inside the run it would wait for can never deadlock; a wait is always bounded.
+    pub session_wait: Option<Duration>,
 }
 
 impl fmt::Debug for RunOptions {
@@ -64,6 +69,7 @@ impl fmt::Debug for RunOptions {
             .field("soft_cancel", &self.soft_cancel)
             .field("cancel", &self.cancel)
             .field("background_results", &self.background_results.len())
+            .field("session_wait", &self.session_wait)
             .finish_non_exhaustive()
     }
 }
@@ -143,6 +149,22 @@ impl RunOptions {
     #[must_use]
     pub fn with_background_results(mut self, handles: Vec<BackgroundTaskHandle>) -> Self {
         self.background_results = handles;
+        self
+    }
+
+    /// Waits up to `wait` for another run that holds the session (a queue of runs on one
+    /// session), instead of failing at once with
+    /// [`Rejection::SessionBusy`](crate::Rejection::SessionBusy). Cancelling the call stops
+    /// the wait too.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let options = dive_agent::RunOptions::text("next").with_session_wait(Duration::from_secs(30));
+    /// assert_eq!(options.session_wait, Some(Duration::from_secs(30)));
+    /// ```
+    #[must_use]
+    pub fn with_session_wait(mut self, wait: Duration) -> Self {
+        self.session_wait = Some(wait);
         self
     }
 }

@@ -119,7 +119,7 @@ async fn a_nested_run_on_the_same_session_fails_fast() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_runs_on_one_session_serialize() {
+async fn two_runs_on_one_session_serialize_when_the_second_asks_to_wait() {
     let session = Arc::new(MemorySession::new("serial"));
     let model = ScriptedModel::new([
         calls(&[("a", "echo", json!({"text": "first", "ms": 50}))]),
@@ -131,7 +131,11 @@ async fn two_runs_on_one_session_serialize() {
     let (a, b) = (agent.clone(), agent.clone());
     let first = tokio::spawn(async move { a.run("first").await.map(|r| r.output_text()) });
     tokio::time::sleep(Duration::from_millis(10)).await;
-    let second = tokio::spawn(async move { b.run("second").await.map(|r| r.output_text()) });
+    let second = tokio::spawn(async move {
+        b.run(RunOptions::text("second").with_session_wait(Duration::from_secs(30)))
+            .await
+            .map(|r| r.output_text())
+    });
     assert_eq!(first.await.unwrap().unwrap(), "one");
     assert_eq!(second.await.unwrap().unwrap(), "two");
     // The second run saw the first run's whole turn.

@@ -1,6 +1,6 @@
 //! Run locks belong to the session (or its store), not to a process-wide map keyed by id: two
-//! stores that both hold a session `chat` never block each other, and a run that waits for a
-//! session's lock gives up instead of waiting forever for a run that waits for it.
+//! stores that both hold a session `chat` never block each other; a run on a busy session fails
+//! at once unless it asked to wait, so a run can never wait for a run that waits for it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{agent_with, calls, last_results};
-use dive_agent::{AgentError, Rejection};
+use dive_agent::{AgentError, Rejection, RunOptions};
 use dive_core::{FunctionTool, ModelResponse, SessionStore, ToolError};
 use dive_session::MemoryStore;
 use dive_test::ScriptedModel;
@@ -47,10 +47,16 @@ async fn two_stores_with_a_session_named_chat_never_block_each_other() {
     let done = tokio::time::timeout(Duration::from_secs(5), other.run("hi")).await;
     assert_eq!(done.expect("blocked by another store's session").unwrap().output_text(), "two");
 
-    // The same store's `chat` waits for the running turn (one lock per store and id).
+    // The same store's `chat` is busy (one lock per store and id): refused at once by default,
+    // served after the running turn when the caller asks to wait.
     let same_model = ScriptedModel::new([ModelResponse::text("three")]);
     let same = agent_with(&same_model).session(first_store.open("chat").await.unwrap()).build().unwrap();
-    let waiting = tokio::spawn(async move { same.run("after").await.map(|r| r.output_text()) });
+    let refused = same.run("now").await;
+    assert!(matches!(refused, Err(AgentError::Rejected(Rejection::SessionBusy(ref id))) if id == "chat"));
+    let waiting = tokio::spawn(async move {
+        let options = RunOptions::text("after").with_session_wait(Duration::from_secs(30));
+        same.run(options).await.map(|r| r.output_text())
+    });
     tokio::task::yield_now().await;
     assert!(!waiting.is_finished(), "a second run on one store's session waits");
     release.notify_one();
@@ -64,16 +70,14 @@ async fn two_stores_with_a_session_named_chat_never_block_each_other() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_run_spawned_from_a_tool_on_its_own_session_gives_up_instead_of_deadlocking() {
+async fn a_run_spawned_from_a_tool_on_its_own_session_fails_at_once_instead_of_deadlocking() {
     let store = MemoryStore::new();
     let session = store.open("chat").await.unwrap();
     // The inner agent runs on the same session, from a task the outer run's tool waits for.
     let inner_model = ScriptedModel::new([ModelResponse::text("never")]);
-    let inner = agent_with(&inner_model)
-        .session(Arc::clone(&session))
-        .response_timeout(Some(Duration::from_millis(100)))
-        .build()
-        .unwrap();
+    // No response timeout: before runs failed at once on a busy session, this waited forever.
+    let inner =
+        agent_with(&inner_model).session(Arc::clone(&session)).response_timeout(None).build().unwrap();
     let seen: Arc<Mutex<Option<String>>> = Arc::default();
     let record = seen.clone();
     let spawner =

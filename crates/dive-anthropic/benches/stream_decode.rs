@@ -1,6 +1,8 @@
 //! Stream decoding cost: a long thinking + text + tool-use Messages API stream, fed in
 //! 37-byte chunks through `dive_provider::decode_sse` and the Anthropic event mapper (with its
-//! accumulator), reported as bytes/s and events/s.
+//! accumulator), reported as bytes/s and events/s; and the cost of one text delta
+//! (`anthropic_text_delta`, time per delta): bytes → framing → mapping, one read per event,
+//! with and without the `Events` adapter and its accumulator.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::hint::black_box;
@@ -165,5 +167,69 @@ fn bench(c: &mut Criterion) {
     parts.finish();
 }
 
-criterion_group!(benches, bench);
+const DELTAS: u64 = 2000;
+
+/// A text answer of `DELTAS` text deltas in the API's byte shape (short tokens, one in ten
+/// with JSON escapes), one read per event as a server writes them.
+fn text_stream() -> Vec<Bytes> {
+    let mut reads = vec![
+        event(
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "msg_bench", "type": "message",
+            "role": "assistant", "model": "claude-sonnet-5-5", "content": [], "stop_reason": null,
+            "stop_sequence": null, "usage": {"input_tokens": 5000, "output_tokens": 1}}}),
+        ),
+        event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ),
+    ];
+    for i in 0..DELTAS {
+        // The wire's own key order (`json!` would sort the keys).
+        let text = if i % 10 == 9 { format!(r#"\"{i}\"\n"#) } else { format!(" word{i}") };
+        reads.push(format!(
+            "event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"text_delta\",\"text\":\"{text}\"}}}}\n\n"
+        ));
+    }
+    reads.push(event("content_block_stop", json!({"type": "content_block_stop", "index": 0})));
+    reads.push(event(
+        "message_delta",
+        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null},
+        "usage": {"output_tokens": 2000}}),
+    ));
+    reads.push(event("message_stop", json!({"type": "message_stop"})));
+    reads.into_iter().map(Bytes::from).collect()
+}
+
+/// Framing and the mapper alone (no `Events` adapter, no accumulator): the events out.
+fn frame_and_map(reads: &[Bytes]) -> usize {
+    use dive_provider::StreamMapper;
+    let input = futures::stream::iter(reads.iter().cloned().map(Ok::<_, std::io::Error>));
+    let mut sse = dive_provider::decode_sse("anthropic", input);
+    let mut mapper = dive_anthropic::MessagesMapper::new();
+    let mut out = std::collections::VecDeque::new();
+    futures::executor::block_on(async {
+        let mut n = 0;
+        while let Some(e) = sse.next().await {
+            mapper.map(e.unwrap(), &mut out).unwrap();
+            n += out.len();
+            out.drain(..).for_each(|e| drop(black_box(e)));
+        }
+        n
+    })
+}
+
+fn text_delta(c: &mut Criterion) {
+    let reads = text_stream();
+    let events = DELTAS as usize + 5;
+    assert_eq!(decode(&reads), events as u64);
+    assert_eq!(frame_and_map(&reads), events);
+    let mut g = c.benchmark_group("anthropic_text_delta");
+    g.throughput(Throughput::Elements(DELTAS));
+    g.bench_function("full_path", |b| b.iter(|| decode(black_box(&reads))));
+    g.bench_function("framing_and_mapping", |b| b.iter(|| frame_and_map(black_box(&reads))));
+    g.finish();
+}
+
+criterion_group!(benches, bench, text_delta);
 criterion_main!(benches);

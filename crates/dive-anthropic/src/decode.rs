@@ -1,6 +1,9 @@
 //! Messages API responses → [`ModelResponse`], content blocks and [`Usage`].
 
+use std::borrow::Cow;
+
 use dive_core::{Content, ModelResponse, UnknownContent, Usage, UsageIteration, UsageReport};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 /// Decodes one response content block. Null fields are dropped, a `tool_use` block's
@@ -23,9 +26,17 @@ pub(crate) fn decode_block(value: Value) -> Content {
     {
         map.remove("signature");
     }
-    let raw = map.clone();
-    serde_json::from_value(Value::Object(map))
-        .unwrap_or_else(|_| Content::Unknown(UnknownContent::from_raw(raw)))
+    // Read from a borrow, so a block that does not type is kept without a copy made first.
+    let value = Value::Object(map);
+    match Content::deserialize(&value) {
+        Ok(content) => content,
+        Err(_) => {
+            let Value::Object(raw) = value else {
+                return Content::Unknown(UnknownContent::from_raw(Map::new()));
+            };
+            Content::Unknown(UnknownContent::from_raw(raw))
+        }
+    }
 }
 
 fn count(v: &Value, key: &str) -> u64 {
@@ -81,22 +92,51 @@ pub(crate) fn billed(top: &Usage) -> Usage {
     total
 }
 
-/// Decodes a full `message` object (a non-streaming response or `message_start`).
+/// A whole `message` object: the top level typed; content blocks stay JSON values until
+/// [`decode_block`] (a block this version cannot type is kept verbatim).
+#[derive(Debug, Default, Deserialize)]
+struct MessageObject<'a> {
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    stop_reason: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    stop_sequence: Option<Cow<'a, str>>,
+    #[serde(default)]
+    stop_details: Option<Value>,
+    #[serde(default)]
+    usage: Option<Value>,
+    #[serde(default)]
+    content: Option<Vec<Value>>,
+    #[serde(default)]
+    container: Option<Value>,
+    #[serde(default)]
+    diagnostics: Option<Value>,
+}
+
+/// Decodes a non-streaming response body (the bytes as received).
+pub(crate) fn decode_body(body: &[u8]) -> Result<ModelResponse, serde_json::Error> {
+    Ok(decode_object(serde_json::from_slice(body)?))
+}
+
+/// Decodes a full `message` object (`message_start`'s).
 pub(crate) fn decode_message(v: Value) -> ModelResponse {
-    let Value::Object(mut m) = v else { return ModelResponse::default() };
-    let text = |m: &Map<String, Value>, k: &str| m.get(k).and_then(Value::as_str).map(str::to_owned);
+    MessageObject::deserialize(v).map(decode_object).unwrap_or_default()
+}
+
+fn decode_object(m: MessageObject<'_>) -> ModelResponse {
     let mut r = ModelResponse::default();
-    r.id = text(&m, "id").unwrap_or_default();
-    r.model = text(&m, "model").unwrap_or_default();
-    r.stop_reason = text(&m, "stop_reason").unwrap_or_default().to_lowercase();
-    r.stop_sequence = text(&m, "stop_sequence");
-    r.stop_details = m.remove("stop_details").filter(|v| !v.is_null());
-    r.usage = m.get("usage").map(|u| billed(&decode_usage(u).to_usage())).unwrap_or_default();
-    if let Some(Value::Array(blocks)) = m.remove("content") {
-        r.content = blocks.into_iter().map(decode_block).collect();
-    }
-    for key in ["container", "diagnostics"] {
-        if let Some(v) = m.remove(key).filter(|v| !v.is_null()) {
+    r.id = m.id.map(Cow::into_owned).unwrap_or_default();
+    r.model = m.model.map(Cow::into_owned).unwrap_or_default();
+    r.stop_reason = m.stop_reason.as_deref().unwrap_or_default().to_lowercase();
+    r.stop_sequence = m.stop_sequence.map(Cow::into_owned);
+    r.stop_details = m.stop_details;
+    r.usage = m.usage.as_ref().map(|u| billed(&decode_usage(u).to_usage())).unwrap_or_default();
+    r.content = m.content.into_iter().flatten().map(decode_block).collect();
+    for (key, v) in [("container", m.container), ("diagnostics", m.diagnostics)] {
+        if let Some(v) = v {
             r.metadata.insert(key.into(), v);
         }
     }

@@ -8,7 +8,7 @@ use dive_core::{
     ReasoningEffort, ReminderStyle, ResponseFormat, Role, ThinkingDisplay, ThinkingMode, ToolChoice,
     ToolDefinition, answer_unanswered_tool_calls, render_reminders,
 };
-use dive_provider::ProviderError;
+use dive_provider::{EncodedTools, ProviderError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -24,6 +24,8 @@ pub(crate) struct EncodeOptions<'a> {
     pub max_tokens: u32,
     pub cache_ttl: Option<CacheTtl>,
     pub stream: bool,
+    /// The request's tool list, encoded (once per list, see `dive_provider::ToolCache`).
+    pub tools: Option<EncodedTools>,
 }
 
 /// The server-side compaction edit (`context_management.edits[].type`); its `compaction`
@@ -32,9 +34,10 @@ pub(crate) const COMPACT_EDIT: &str = "compact_20260112";
 /// The beta the compaction edit needs.
 pub const COMPACTION_BETA: &str = "compact-2026-01-12";
 
-/// A Messages API request body. Scalars, lists and tool definitions the request already holds
-/// are borrowed; messages are JSON because cache breakpoints are placed on the encoded blocks
-/// and blocks this version cannot type are replayed byte for byte.
+/// A Messages API request body. Scalars and lists the request already holds are borrowed, the
+/// tool list is the provider's pre-encoded JSON (built once per list); messages are JSON
+/// because cache breakpoints are placed on the encoded blocks and blocks this version cannot
+/// type are replayed byte for byte.
 #[derive(Debug, Serialize)]
 #[non_exhaustive]
 pub struct MessagesBody<'a> {
@@ -53,9 +56,9 @@ pub struct MessagesBody<'a> {
     /// Stop sequences (a prefill's closing tag last).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stop_sequences: Vec<&'a str>,
-    /// Tool definitions, borrowed from the request.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<WireTool<'a>>,
+    /// Tool definitions ([`WireTool`]s), encoded once per tool list and shared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tools: Option<EncodedTools>,
     /// The tool choice.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<Value>,
@@ -209,7 +212,7 @@ pub(crate) fn encode_request<'a>(
         cache_control,
         system: request.system.as_deref().filter(|s| !s.is_empty()),
         stop_sequences,
-        tools: request.tools.iter().map(encode_tool).collect(),
+        tools: opts.tools.clone(),
         tool_choice: encode_tool_choice(request),
         thinking,
         output_config,
@@ -327,6 +330,11 @@ impl Serialize for NativeParams<'_> {
         }
         map.end()
     }
+}
+
+/// The tool definitions of a request as sent.
+pub(crate) fn encode_tools(request: &ModelRequest) -> Vec<WireTool<'_>> {
+    request.tools.iter().map(encode_tool).collect()
 }
 
 fn encode_tool(tool: &ToolDefinition) -> WireTool<'_> {
@@ -564,8 +572,13 @@ mod tests {
 
     #[test]
     fn the_compaction_edit_asks_for_the_compaction_beta() {
-        let opts =
-            EncodeOptions { model: "claude-sonnet-5-5", max_tokens: 64, cache_ttl: None, stream: true };
+        let opts = EncodeOptions {
+            model: "claude-sonnet-5-5",
+            max_tokens: 64,
+            cache_ttl: None,
+            stream: true,
+            tools: None,
+        };
         let mut r = ModelRequest::new(vec![Message::user("hi")]);
         r.options.insert(AnthropicOptions::default().with_context_edits(vec![
             serde_json::from_value::<ContextEdit>(json!({"type": "compact_20260112"})).unwrap(),

@@ -33,6 +33,9 @@ use serde_json::{Map, Value};
 use crate::PROVIDER;
 use crate::decode::{billed, decode_block, decode_message, decode_usage};
 
+mod exact;
+use exact::{exact_delta, exact_delta_owned};
+
 fn decode_error(message: String) -> ProviderError {
     ProviderError::new(PROVIDER, LlmErrorKind::Decode, message)
 }
@@ -139,6 +142,10 @@ fn typed<'a, T: Deserialize<'a>>(event: &'a SseEvent) -> Result<T, ProviderError
 }
 
 fn map_raw(event: &SseEvent) -> Result<Mapped, ProviderError> {
+    if let Some((index, kind, text)) = exact_delta(&event.data) {
+        let delta = kind.delta(text.to_string_in(&event.data));
+        return Ok(Mapped::Event(StreamEvent::ContentBlockDelta { index, delta }));
+    }
     if event.event == "content_block_delta"
         && let Some(fast) = fast_delta(&event.data)
     {
@@ -351,7 +358,13 @@ impl MessagesMapper {
 impl StreamMapper for MessagesMapper {
     type Frame = SseEvent;
 
-    fn map(&mut self, sse: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+    fn map(&mut self, mut sse: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if self.held.is_empty()
+            && let Some((index, delta)) = exact_delta_owned(&mut sse.data)
+        {
+            out.push_back(StreamEvent::ContentBlockDelta { index, delta });
+            return Ok(());
+        }
         if !self.held.is_empty()
             && sse.event == "content_block_delta"
             && let Some((index, delta)) = held_delta(&sse.data, &self.held)

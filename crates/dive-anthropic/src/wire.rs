@@ -4,14 +4,14 @@
 use dive_core::{CacheTtl, LlmErrorKind, ModelRequest, ModelResponse, Secret};
 use dive_provider::reqwest::header::HeaderMap;
 use dive_provider::{
-    CallContext, Encoded, HttpProvider, ProviderBuilder, ProviderError, Vendor, WireFormat, secret_header,
+    CallContext, Encoded, EncodedTools, HttpProvider, ProviderBuilder, ProviderError, ToolCache, Vendor,
+    WireFormat, secret_header,
 };
-use serde_json::Value;
 
 use crate::PROVIDER;
 use crate::catalog::{DEFAULT_MODEL, model_info};
-use crate::decode::decode_message;
-use crate::encode::{EncodeOptions, MessagesBody, encode_request};
+use crate::decode::decode_body;
+use crate::encode::{EncodeOptions, MessagesBody, encode_request, encode_tools};
 use crate::stream::MessagesMapper;
 
 /// The default API endpoint.
@@ -53,6 +53,8 @@ pub type AnthropicBuilder = ProviderBuilder<Messages>;
 pub struct Messages {
     /// The prompt-cache TTL of automatic breakpoints (the API default is 5 minutes).
     pub cache_ttl: Option<CacheTtl>,
+    /// The last tool list, encoded.
+    tools: ToolCache,
 }
 
 /// The Anthropic-only builder setting.
@@ -82,8 +84,21 @@ impl WireFormat for Messages {
         call: &CallContext<'a>,
     ) -> Result<Encoded<MessagesBody<'a>>, ProviderError> {
         let max_tokens = call.max_tokens_or(DEFAULT_MAX_TOKENS);
-        let opts =
-            EncodeOptions { model: call.model, max_tokens, cache_ttl: self.cache_ttl, stream: call.stream };
+        let tools =
+            self.tools.get(request, || EncodedTools::encode(&encode_tools(request))).map_err(|e| {
+                ProviderError::new(
+                    PROVIDER,
+                    LlmErrorKind::InvalidRequest,
+                    format!("the tool list does not serialize: {e}"),
+                )
+            })?;
+        let opts = EncodeOptions {
+            model: call.model,
+            max_tokens,
+            cache_ttl: self.cache_ttl,
+            stream: call.stream,
+            tools,
+        };
         let encoded = encode_request(request, &opts)?;
         let mut out = Encoded::new(encoded.body).with_header("anthropic-version", API_VERSION);
         if !encoded.betas.is_empty() {
@@ -103,10 +118,13 @@ impl WireFormat for Messages {
     }
 
     fn decode(&self, body: &[u8], _call: &CallContext<'_>) -> Result<ModelResponse, ProviderError> {
-        let json: Value = serde_json::from_slice(body).map_err(|e| {
-            ProviderError::new(PROVIDER, LlmErrorKind::Decode, format!("response is not JSON: {e}"))
-        })?;
-        Ok(decode_message(json))
+        decode_body(body).map_err(|e| {
+            ProviderError::new(
+                PROVIDER,
+                LlmErrorKind::Decode,
+                format!("response is not a message object: {e}"),
+            )
+        })
     }
 
     fn mapper(&self, _call: &CallContext<'_>) -> MessagesMapper {

@@ -338,15 +338,12 @@ fn request_bodies_are_valid_for_the_official_sdk() {
     }
     assert_eq!(written, matrix().len() * 2);
     let Some(py) = python() else { return };
-    let out =
-        Command::new(py).arg(interop_dir().join("validate_requests.py")).arg(dir.path()).output().unwrap();
-    let report = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "official SDK rejected some request bodies:\n{report}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    dive_test::interop::assert_bodies_valid(
+        &py,
+        &interop_dir().join("validate_requests.py"),
+        dir.path(),
+        written,
     );
-    assert!(report.contains(&format!("{written} valid, 0 invalid")), "{report}");
 }
 
 /// What the Rust decoder makes of a fixture fed in 37-byte chunks.

@@ -1,6 +1,8 @@
 //! Stream decoding cost: a long `streamGenerateContent` stream (thought chunks, text chunks,
 //! parallel function calls), fed in 37-byte chunks through `dive_provider::decode_sse`, the chunk
-//! decoder and the accumulator, reported as bytes/s and chunks/s.
+//! decoder and the accumulator, reported as bytes/s and chunks/s; and the cost of one text
+//! chunk (`gemini_text_delta`, time per chunk): bytes → framing → mapping, one read per chunk,
+//! with and without the `Events` adapter and its accumulator.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::hint::black_box;
@@ -92,5 +94,53 @@ fn bench(c: &mut Criterion) {
     parts.finish();
 }
 
-criterion_group!(benches, bench);
+const DELTAS: u64 = 2000;
+
+/// A text answer of `DELTAS` chunks of one text part each, in the API's byte shape (its key
+/// order and spacing; short tokens, one in ten with JSON escapes), one read per chunk.
+fn text_stream() -> Vec<Bytes> {
+    (0..DELTAS)
+        .map(|i| {
+            let text = if i % 10 == 9 { format!(r#"\"{i}\"\n"#) } else { format!(" word{i}") };
+            let finish = if i + 1 == DELTAS { r#","finishReason": "STOP""# } else { "" };
+            Bytes::from(format!(
+                "data: {{\"candidates\": [{{\"content\": {{\"parts\": [{{\"text\": \"{text}\"}}],\"role\": \"model\"}}{finish},\"index\": 0}}],\"usageMetadata\": {{\"promptTokenCount\": 17,\"candidatesTokenCount\": {i},\"totalTokenCount\": {}}},\"modelVersion\": \"gemini-3.5-flash\",\"responseId\": \"ZWt0aGVyZS1yZXNwb25zZQ\"}}\n\n",
+                17 + i
+            ))
+        })
+        .collect()
+}
+
+/// Framing and the chunk decoder alone (no `Events` adapter, no accumulator): the events out.
+fn frame_and_map(reads: &[Bytes]) -> usize {
+    use dive_provider::StreamMapper;
+    let input = futures::stream::iter(reads.iter().cloned().map(Ok::<_, std::io::Error>));
+    let mut sse = dive_provider::decode_sse("google", input);
+    let mut decoder = ChunkDecoder::new();
+    let mut out = std::collections::VecDeque::new();
+    futures::executor::block_on(async {
+        let mut n = 0;
+        while let Some(e) = sse.next().await {
+            decoder.map(e.unwrap(), &mut out).unwrap();
+            n += out.len();
+            out.drain(..).for_each(|e| drop(black_box(e)));
+        }
+        decoder.end(&mut out).unwrap();
+        n + out.len()
+    })
+}
+
+fn text_delta(c: &mut Criterion) {
+    let reads = text_stream();
+    let events = frame_and_map(&reads);
+    assert!(events > DELTAS as usize);
+    assert_eq!(decode(&reads), events);
+    let mut g = c.benchmark_group("gemini_text_delta");
+    g.throughput(Throughput::Elements(DELTAS));
+    g.bench_function("full_path", |b| b.iter(|| decode(black_box(&reads))));
+    g.bench_function("framing_and_mapping", |b| b.iter(|| frame_and_map(black_box(&reads))));
+    g.finish();
+}
+
+criterion_group!(benches, bench, text_delta);
 criterion_main!(benches);

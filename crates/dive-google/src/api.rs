@@ -7,15 +7,17 @@ use dive_core::LlmErrorKind;
 use dive_core::{ModelRequest, ModelResponse, Secret};
 use dive_provider::reqwest::header::HeaderMap;
 use dive_provider::{
-    CallContext, Encoded, HttpProvider, ProviderBuilder, ProviderError, Vendor, WireFormat, secret_header,
+    CallContext, Encoded, EncodedTools, HttpProvider, ProviderBuilder, ProviderError, ToolCache, Vendor,
+    WireFormat, secret_header,
 };
 
 use crate::PROVIDER;
 use crate::body::Body;
 use crate::catalog::{DEFAULT_MODEL, model_info};
 use crate::decode::decode_response;
-use crate::encode::{EncodeOptions, encode_request};
+use crate::encode::{EncodeOptions, encode_request, encode_tools};
 use crate::error::refine;
+use crate::schema::SchemaError;
 use crate::stream::ChunkDecoder;
 
 /// The default API endpoint.
@@ -60,11 +62,13 @@ pub struct GenerateContent {
     /// The API version path segment (default [`DEFAULT_API_VERSION`]; `v1` for the stable
     /// surface).
     pub api_version: Cow<'static, str>,
+    /// The last tool list, converted to Gemini's schema dialect and encoded once.
+    tools: ToolCache,
 }
 
 impl Default for GenerateContent {
     fn default() -> Self {
-        Self { api_version: Cow::Borrowed(DEFAULT_API_VERSION) }
+        Self { api_version: Cow::Borrowed(DEFAULT_API_VERSION), tools: ToolCache::default() }
     }
 }
 
@@ -103,10 +107,21 @@ impl WireFormat for GenerateContent {
         dive_provider::refuse_foreign_options(PROVIDER, request)?;
         let max_tokens = call.max_tokens_or(DEFAULT_MAX_TOKENS);
         let files_base = format!("{}/{}", call.base_url, self.api_version);
-        let opts = EncodeOptions { model: model_id(call), max_tokens, files_base };
-        let body = encode_request(request, opts).map_err(|e| {
+        let invalid = |e: SchemaError| {
             ProviderError::new(PROVIDER, LlmErrorKind::InvalidRequest, e.to_string()).with_source(e)
+        };
+        let tools = self.tools.get(request, || {
+            let tools = encode_tools(request).map_err(invalid)?;
+            EncodedTools::encode(&tools).map_err(|e| {
+                ProviderError::new(
+                    PROVIDER,
+                    LlmErrorKind::InvalidRequest,
+                    format!("the tool list does not serialize: {e}"),
+                )
+            })
         })?;
+        let opts = EncodeOptions { model: model_id(call), max_tokens, files_base, tools };
+        let body = encode_request(request, opts).map_err(invalid)?;
         Ok(Encoded::new(body))
     }
 

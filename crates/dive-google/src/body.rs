@@ -68,8 +68,9 @@ pub(crate) struct Request<'a> {
     pub contents: crate::encode::Contents<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub system_instruction: Option<Instruction<'a>>,
+    /// `[Tools]`, converted and encoded once per tool list.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tools: Option<[Tools<'a>; 1]>,
+    pub tools: Option<dive_provider::EncodedTools>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_config: Option<ToolConfig<'a>>,
     pub generation_config: GenerationConfig<'a>,

@@ -41,6 +41,8 @@ pub(crate) struct EncodeOptions<'a> {
     pub max_tokens: u32,
     /// Prefix that turns a Files API name (`files/abc`) into the URI Gemini expects.
     pub files_base: String,
+    /// The tool list ([`encode_tools`]), encoded once per list.
+    pub tools: Option<dive_provider::EncodedTools>,
 }
 
 /// Builds the body of a `generateContent` / `streamGenerateContent` call.
@@ -67,12 +69,7 @@ pub(crate) fn encode_request<'a>(
         .as_deref()
         .filter(|s| !s.is_empty())
         .map(|text| Instruction { parts: [TextOnly { text }] });
-    let tools = if request.tools.is_empty() {
-        None
-    } else {
-        let declarations = request.tools.iter().map(encode_tool).collect::<Result<Vec<_>, _>>()?;
-        Some([Tools { function_declarations: declarations }])
-    };
+    let tools = opts.tools;
     let mut calling = encode_tool_choice(request.tool_choice.as_ref());
     if options.is_some_and(|o| o.stream_function_call_arguments) {
         calling.get_or_insert_with(FunctionCallingConfig::default).stream_function_call_arguments =
@@ -179,6 +176,19 @@ fn effort_budget(effort: ReasoningEffort) -> u32 {
         ReasoningEffort::High => 24_576,
         _ => 32_768,
     }
+}
+
+/// The `tools` array of a request: its functions with their schemas converted to Gemini's
+/// dialect (empty when the request has no tools).
+///
+/// # Errors
+/// A schema keyword Gemini cannot take, naming the tool.
+pub(crate) fn encode_tools(request: &ModelRequest) -> Result<Vec<Tools<'_>>, SchemaError> {
+    if request.tools.is_empty() {
+        return Ok(Vec::new());
+    }
+    let declarations = request.tools.iter().map(encode_tool).collect::<Result<Vec<_>, _>>()?;
+    Ok(vec![Tools { function_declarations: declarations }])
 }
 
 fn encode_tool(tool: &ToolDefinition) -> Result<FunctionDeclaration<'_>, SchemaError> {

@@ -279,15 +279,7 @@ fn request_bodies_are_valid_for_the_official_sdk() {
         written += 1;
     }
     let Some(py) = dive_test::interop::python(SDK) else { return };
-    let out =
-        Command::new(py).arg(interop_dir().join("validate_requests.py")).arg(dir.path()).output().unwrap();
-    let report = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "official SDK rejected some request bodies:\n{report}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(report.lines().filter(|l| l.starts_with("ok ")).count(), written, "{report}");
+    dive_test::interop::assert_bodies_valid(&py, &interop_dir().join("validate_requests.py"), dir.path(), written);
 }
 
 #[test]

@@ -2,14 +2,17 @@
 //! facts ([`VENDOR`]) and the [`Ollama`] provider type.
 
 use dive_core::{LlmErrorKind, ModelRequest, ModelResponse};
-use dive_provider::{CallContext, Encoded, HttpProvider, ProviderBuilder, ProviderError, Vendor, WireFormat};
+use dive_provider::{
+    CallContext, Encoded, EncodedTools, HttpProvider, ProviderBuilder, ProviderError, ToolCache, Vendor,
+    WireFormat,
+};
 use serde_json::Value;
 
 use crate::PROVIDER;
 use crate::body::Body;
 use crate::catalog::{DEFAULT_MODEL, model_info};
 use crate::decode::decode_response;
-use crate::encode::{EncodeOptions, encode_request};
+use crate::encode::{EncodeOptions, encode_request, encode_tools};
 use crate::host::{DEFAULT_HOST, parse_host};
 use crate::response::{Line, line_error_of};
 use crate::stream::{ChatMapper, line_error};
@@ -53,6 +56,8 @@ pub struct Chat {
     pub num_ctx: Option<u32>,
     /// How long the server keeps the model loaded after a call (`keep_alive`).
     pub keep_alive: Option<String>,
+    /// The last tool list, encoded.
+    tools: ToolCache,
 }
 
 /// The Ollama-only builder settings.
@@ -101,11 +106,20 @@ impl WireFormat for Chat {
         call: &CallContext<'a>,
     ) -> Result<Encoded<Body<'a>>, ProviderError> {
         dive_provider::refuse_foreign_options(PROVIDER, request)?;
+        let tools =
+            self.tools.get(request, || EncodedTools::encode(&encode_tools(request))).map_err(|e| {
+                ProviderError::new(
+                    PROVIDER,
+                    LlmErrorKind::InvalidRequest,
+                    format!("the tool list does not serialize: {e}"),
+                )
+            })?;
         let opts = EncodeOptions {
             model: call.model,
             num_ctx: self.num_ctx,
             keep_alive: self.keep_alive.as_deref(),
             stream: call.stream,
+            tools,
         };
         Ok(Encoded::new(encode_request(request, &opts)))
     }

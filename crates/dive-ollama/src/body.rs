@@ -20,7 +20,8 @@ use crate::encode::Messages;
 pub struct Body<'a> {
     pub(crate) model: &'a str,
     pub(crate) messages: Messages<'a>,
-    pub(crate) tools: Vec<ToolOut<'a>>,
+    /// The tool list ([`ToolOut`]s), encoded once per list.
+    pub(crate) tools: Option<dive_provider::EncodedTools>,
     pub(crate) stream: bool,
     pub(crate) think: Option<Think>,
     pub(crate) format: Option<Format<'a>>,
@@ -40,8 +41,8 @@ impl Serialize for Body<'_> {
         if ours("messages") {
             map.serialize_entry("messages", &self.messages)?;
         }
-        if !self.tools.is_empty() && ours("tools") {
-            map.serialize_entry("tools", &self.tools)?;
+        if let Some(tools) = self.tools.as_ref().filter(|_| ours("tools")) {
+            map.serialize_entry("tools", tools)?;
         }
         if ours("stream") {
             map.serialize_entry("stream", &self.stream)?;

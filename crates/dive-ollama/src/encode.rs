@@ -63,6 +63,13 @@ pub(crate) struct EncodeOptions<'a> {
     pub num_ctx: Option<u32>,
     pub keep_alive: Option<&'a str>,
     pub stream: bool,
+    /// The request's tool list ([`encode_tools`]), encoded once per list.
+    pub tools: Option<dive_provider::EncodedTools>,
+}
+
+/// The `tools` of a request as sent (function tools; Ollama runs no server tools).
+pub(crate) fn encode_tools(request: &ModelRequest) -> Vec<ToolOut<'_>> {
+    request.tools.iter().filter(|t| t.native_type.is_none()).map(encode_tool).collect()
 }
 
 /// Builds the body of an `/api/chat` call.
@@ -80,11 +87,7 @@ pub(crate) fn encode_request<'a>(request: &'a ModelRequest, opts: &EncodeOptions
     };
     // Ollama has no tool_choice: `None` is honoured by not offering the tools.
     let offer_tools = !matches!(request.tool_choice, Some(ToolChoice::None));
-    let tools = if offer_tools {
-        request.tools.iter().filter(|t| t.native_type.is_none()).map(encode_tool).collect()
-    } else {
-        Vec::new()
-    };
+    let tools = if offer_tools { opts.tools.clone() } else { None };
     let format = match &request.response_format {
         Some(ResponseFormat::JsonObject) => Some(Format::Json("json")),
         Some(ResponseFormat::JsonSchema { schema, .. }) => Some(Format::Schema(schema)),
@@ -341,7 +344,8 @@ mod tests {
     use serde_json::json;
 
     fn body(request: &ModelRequest) -> Value {
-        let opts = EncodeOptions { model: "m", num_ctx: Some(8192), keep_alive: None, stream: true };
+        let tools = dive_provider::EncodedTools::encode(&encode_tools(request)).unwrap();
+        let opts = EncodeOptions { model: "m", num_ctx: Some(8192), keep_alive: None, stream: true, tools };
         serde_json::to_value(encode_request(request, &opts)).unwrap()
     }
 

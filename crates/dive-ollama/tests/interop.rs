@@ -195,15 +195,7 @@ fn request_bodies_are_what_the_official_sdk_sends() {
     }
     assert_eq!(written, matrix().len() * 2);
     let Some(py) = dive_test::interop::python(SDK) else { return };
-    let out =
-        Command::new(py).arg(interop_dir().join("validate_requests.py")).arg(dir.path()).output().unwrap();
-    let report = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "the official SDK disagrees with some request bodies:\n{report}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(report.contains(&format!("{written} valid, 0 invalid")), "{report}");
+    dive_test::interop::assert_bodies_valid(&py, &interop_dir().join("validate_requests.py"), dir.path(), written);
 }
 
 #[test]

@@ -4,17 +4,17 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 use dive_core::{LlmErrorKind, ModelRequest, ModelResponse};
-use dive_provider::{CallContext, Encoded, ProviderBuilder, ProviderError, StreamMapper, Vendor, WireFormat};
-use serde_json::value::RawValue;
-use serde_json::{Map, Value};
+use dive_provider::{
+    CallContext, Encoded, EncodedTools, ProviderBuilder, ProviderError, StreamMapper, ToolCache, Vendor,
+    WireFormat,
+};
 
+use crate::body::Body;
 use crate::dialect::Dialect;
 use crate::options::check_options;
 use crate::profile::{COMPATIBLE, Compatible, Profile, Speaks};
-use crate::tools::{Body, ToolCache};
 
 mod sealed {
     pub trait Sealed {}
@@ -30,9 +30,20 @@ pub trait Api: sealed::Sealed + fmt::Debug + Send + Sync + 'static {
     /// The stream mapper.
     type Mapper: StreamMapper<Frame = dive_provider::SseEvent>;
     /// The request body, its tools taken from `tools`.
-    fn encode(request: &ModelRequest, call: &CallContext<'_>, dialect: &Dialect, tools: &ToolCache) -> Body;
-    /// A non-streaming response.
-    fn decode(json: &Value, dialect: &Dialect) -> ModelResponse;
+    ///
+    /// # Errors
+    /// A tool list that does not serialize.
+    fn encode<'a>(
+        request: &'a ModelRequest,
+        call: &CallContext<'a>,
+        dialect: &'a Dialect,
+        tools: &ToolCache,
+    ) -> Result<Body<'a>, serde_json::Error>;
+    /// A non-streaming response body, read straight into typed structs.
+    ///
+    /// # Errors
+    /// A body that is not the API's response object.
+    fn decode(body: &[u8], dialect: &Dialect) -> Result<ModelResponse, serde_json::Error>;
     /// A mapper for one stream.
     fn mapper(provider: &'static str, dialect: &Dialect) -> Self::Mapper;
 }
@@ -53,15 +64,21 @@ impl Api for Chat {
     const CHAT: bool = true;
     type Mapper = crate::chat::ChatMapper;
 
-    fn encode(request: &ModelRequest, call: &CallContext<'_>, dialect: &Dialect, tools: &ToolCache) -> Body {
+    fn encode<'a>(
+        request: &'a ModelRequest,
+        call: &CallContext<'a>,
+        dialect: &'a Dialect,
+        tools: &ToolCache,
+    ) -> Result<Body<'a>, serde_json::Error> {
         let mut opts = crate::chat::ChatOptions::new(call.model, dialect).streaming(call.stream);
         opts.max_tokens = call.max_tokens;
-        let fields = crate::chat::encode_fields(request, &opts, false);
-        with_tools(fields, dialect, || tools.get(request, || crate::chat::encode_tools(request, dialect)))
+        let tools =
+            tools.get(request, || EncodedTools::encode(&crate::chat::encode_tools(request, dialect)))?;
+        Ok(crate::chat::body(request, &opts, tools))
     }
 
-    fn decode(json: &Value, dialect: &Dialect) -> ModelResponse {
-        crate::chat::decode_response(json, dialect)
+    fn decode(body: &[u8], dialect: &Dialect) -> Result<ModelResponse, serde_json::Error> {
+        crate::chat::decode_body(body, dialect)
     }
 
     fn mapper(provider: &'static str, dialect: &Dialect) -> Self::Mapper {
@@ -74,32 +91,25 @@ impl Api for Responses {
     const CHAT: bool = false;
     type Mapper = crate::responses::ResponsesMapper;
 
-    fn encode(request: &ModelRequest, call: &CallContext<'_>, dialect: &Dialect, tools: &ToolCache) -> Body {
+    fn encode<'a>(
+        request: &'a ModelRequest,
+        call: &CallContext<'a>,
+        dialect: &'a Dialect,
+        tools: &ToolCache,
+    ) -> Result<Body<'a>, serde_json::Error> {
         let mut opts = crate::responses::ResponsesOptions::new(call.model, dialect).streaming(call.stream);
         opts.max_tokens = call.max_tokens;
-        let fields = crate::responses::encode_fields(request, &opts, false);
-        with_tools(fields, dialect, || tools.get(request, || crate::responses::encode_tools(request)))
+        let tools = tools.get(request, || EncodedTools::encode(&crate::responses::encode_tools(request)))?;
+        Ok(crate::responses::body(request, &opts, tools))
     }
 
-    fn decode(json: &Value, _dialect: &Dialect) -> ModelResponse {
-        crate::responses::decode_response(json)
+    fn decode(body: &[u8], _dialect: &Dialect) -> Result<ModelResponse, serde_json::Error> {
+        crate::responses::decode_body(body)
     }
 
     fn mapper(provider: &'static str, _dialect: &Dialect) -> Self::Mapper {
         crate::responses::ResponsesMapper::new(provider)
     }
-}
-
-/// The body with its pre-encoded tools, unless the dialect rejects `tools` or the request's
-/// free-form options set `tools` themselves (they win, as they do for every other key).
-fn with_tools(
-    fields: Map<String, Value>,
-    dialect: &Dialect,
-    tools: impl FnOnce() -> Option<Arc<RawValue>>,
-) -> Body {
-    let tools =
-        if fields.contains_key("tools") || dialect.unsupported.contains(&"tools") { None } else { tools() };
-    Body { fields, tools }
 }
 
 /// OpenAI wire format `A` for vendor `V`, as a [`WireFormat`]: vendor crates name
@@ -150,7 +160,7 @@ impl<A, V: Speaks<A>> Default for Wire<A, V> {
 
 impl<A: Api, V: Send + Sync + 'static> WireFormat for Wire<A, V> {
     type Body<'a>
-        = Body
+        = Body<'a>
     where
         Self: 'a;
     type Mapper = A::Mapper;
@@ -163,24 +173,31 @@ impl<A: Api, V: Send + Sync + 'static> WireFormat for Wire<A, V> {
         &'a self,
         request: &'a ModelRequest,
         call: &CallContext<'a>,
-    ) -> Result<Encoded<Body>, ProviderError> {
-        check_options(self.profile.vendor.name, request, &self.profile.dialect, A::CHAT)?;
-        Ok(Encoded::new(A::encode(request, call, &self.profile.dialect, &self.tools)))
+    ) -> Result<Encoded<Body<'a>>, ProviderError> {
+        let provider = self.profile.vendor.name;
+        check_options(provider, request, &self.profile.dialect, A::CHAT)?;
+        let body = A::encode(request, call, &self.profile.dialect, &self.tools).map_err(|e| {
+            ProviderError::new(
+                provider,
+                LlmErrorKind::InvalidRequest,
+                format!("the tool list does not serialize: {e}"),
+            )
+        })?;
+        Ok(Encoded::new(body))
     }
 
-    fn path(&self, _encoded: &Encoded<Body>, _call: &CallContext<'_>) -> String {
+    fn path(&self, _encoded: &Encoded<Body<'_>>, _call: &CallContext<'_>) -> String {
         A::PATH.to_owned()
     }
 
     fn decode(&self, body: &[u8], _call: &CallContext<'_>) -> Result<ModelResponse, ProviderError> {
-        let json: Value = serde_json::from_slice(body).map_err(|e| {
+        A::decode(body, &self.profile.dialect).map_err(|e| {
             ProviderError::new(
                 self.profile.vendor.name,
                 LlmErrorKind::Decode,
-                format!("response is not JSON: {e}"),
+                format!("response is not the API's JSON object: {e}"),
             )
-        })?;
-        Ok(A::decode(&json, &self.profile.dialect))
+        })
     }
 
     fn mapper(&self, _call: &CallContext<'_>) -> Self::Mapper {

@@ -26,6 +26,7 @@
 #![deny(missing_docs)]
 #![allow(clippy::result_large_err)] // ProviderError on cold paths, as in dive-provider.
 
+mod body;
 pub mod chat;
 mod dialect;
 mod format;
@@ -34,15 +35,16 @@ mod profile;
 pub mod responses;
 mod schema;
 mod stream_error;
-mod tools;
 mod wire;
 
+pub use body::Body;
 pub use dialect::{BodyHook, Dialect};
+/// The shared tool-list cache every provider of these formats holds.
+pub use dive_provider::ToolCache;
 pub use format::{Api, Chat, CompatibleChat, CompatibleResponses, Responses, Wire, builder_for, compatible};
 pub use options::OpenAiOptions;
 pub use profile::{COMPATIBLE, Compatible, Profile, Speaks};
 pub use schema::strict_schema;
-pub use tools::{Body, ToolCache};
 pub use wire::EncodeOptions;
 
 /// The generic provider every OpenAI-format vendor is (re-exported for [`vendor!`]).

@@ -1,7 +1,10 @@
 //! Small pieces both wire formats share: data URLs, tool argument strings, tool-result text,
 //! reading usage counters and provider metadata.
 
+use std::borrow::Cow;
+
 use dive_core::{Content, MediaSource, ToolResultContent, ToolUse};
+use dive_provider::EncodedTools;
 
 use crate::dialect::Dialect;
 use serde_json::{Map, Value, json};
@@ -10,21 +13,28 @@ use serde_json::{Map, Value, json};
 pub(crate) const META: &str = "openai";
 
 /// `data:<type>;base64,<data>` for inline media, the URL for URL sources.
-pub(crate) fn media_url(source: &MediaSource) -> Option<String> {
+pub(crate) fn media_url(source: &MediaSource) -> Option<Cow<'_, str>> {
     match source {
-        MediaSource::Base64 { media_type, data } => Some(format!("data:{media_type};base64,{data}")),
-        MediaSource::Url { url } => Some(url.clone()),
+        MediaSource::Base64 { media_type, data } => {
+            Some(Cow::Owned(format!("data:{media_type};base64,{data}")))
+        }
+        MediaSource::Url { url } => Some(Cow::Borrowed(url)),
         _ => None,
     }
 }
 
 /// The `arguments` string of a tool call: the input as JSON, or the raw text when the model's
 /// arguments never parsed (kept as a string so they are replayed exactly).
-pub(crate) fn arguments(call: &ToolUse) -> String {
+pub(crate) fn arguments(call: &ToolUse) -> Cow<'_, str> {
     match &call.input {
-        Value::String(raw) => raw.clone(),
-        other => other.to_string(),
+        Value::String(raw) => Cow::Borrowed(raw),
+        other => Cow::Owned(other.to_string()),
     }
+}
+
+/// A tool list as the shared pre-encoded JSON a body sends (`None` when empty).
+pub(crate) fn encode_tool_list(tools: &[Value]) -> Option<EncodedTools> {
+    EncodedTools::encode(tools).ok().flatten()
 }
 
 /// Parses model arguments; text that is not JSON is kept as a string.

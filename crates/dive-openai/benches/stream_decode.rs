@@ -1,7 +1,9 @@
 //! Stream decoding cost: a long Responses API stream (reasoning summary, text, a tool call
 //! with streamed arguments) and a long Chat Completions stream, fed in 37-byte chunks through
 //! `dive_provider::decode_sse` and the OpenAI mappers (with their accumulator), reported as bytes/s
-//! and events/s.
+//! and events/s; and the cost of one text delta of each API (`openai_text_delta`, time per
+//! delta): bytes → framing → mapping, one read per event, with and without the `Events`
+//! adapter and its accumulator.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::hint::black_box;
@@ -150,5 +152,111 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+const DELTAS: u64 = 2000;
+
+/// A token of text: short words, one in ten with JSON escapes (as it stands in the JSON).
+fn token(i: u64) -> String {
+    if i % 10 == 9 { format!(r#"\"{i}\"\n"#) } else { format!(" word{i}") }
+}
+
+/// A Responses answer of `DELTAS` text deltas in the API's byte shape, one read per event.
+fn responses_text() -> Vec<Bytes> {
+    let item = "msg_68d7eff9c3b8819683eb04cbeb3775d507152cb8c6ac9072";
+    let mut events = vec![
+        json!({"type": "response.created", "response": {"id": "resp_bench", "object": "response", "model": "gpt-5.5", "status": "in_progress", "output": []}}),
+        json!({"type": "response.output_item.added", "output_index": 0, "item": {"id": item, "type": "message", "role": "assistant", "status": "in_progress", "content": []}}),
+        json!({"type": "response.content_part.added", "item_id": item, "output_index": 0, "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}),
+    ]
+    .into_iter()
+    .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
+    .collect::<Vec<_>>();
+    for i in 0..DELTAS {
+        // The wire's own key order (`json!` would sort the keys).
+        events.push(format!(
+            "event: response.output_text.delta\ndata: {{\"type\":\"response.output_text.delta\",\"sequence_number\":{},\"item_id\":\"{item}\",\"output_index\":0,\"content_index\":0,\"delta\":\"{}\",\"logprobs\":[],\"obfuscation\":\"jWSe9qxZ10e\"}}\n\n",
+            i + 3,
+            token(i)
+        ));
+    }
+    let done = json!({"type": "response.completed", "response": {"id": "resp_bench", "object": "response", "model": "gpt-5.5", "status": "completed", "output": [],
+        "usage": {"input_tokens": 5000, "output_tokens": 2000}}});
+    events.push(format!("event: response.completed\ndata: {done}\n\n"));
+    events.into_iter().map(Bytes::from).collect()
+}
+
+/// A Chat Completions answer of `DELTAS` content chunks in the API's byte shape.
+fn chat_text() -> Vec<Bytes> {
+    let chunk = |delta: &str, finish: &str| {
+        format!(
+            "data: {{\"id\":\"chatcmpl-9nhARrdUiJWEMd5plwV1Gc9NCjb9M\",\"object\":\"chat.completion.chunk\",\"created\":1721631035,\"model\":\"gpt-5.5\",\"system_fingerprint\":\"fp_18cc0f1fa0\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"logprobs\":null,\"finish_reason\":{finish}}}]}}\n\n"
+        )
+    };
+    let mut events = vec![chunk(r#"{"role":"assistant","content":""}"#, "null")];
+    for i in 0..DELTAS {
+        events.push(chunk(&format!(r#"{{"content":"{}"}}"#, token(i)), "null"));
+    }
+    events.push(chunk("{}", r#""stop""#));
+    events.push("data: [DONE]\n\n".to_owned());
+    events.into_iter().map(Bytes::from).collect()
+}
+
+/// Framing and a mapper alone (no `Events` adapter, no accumulator): the events out.
+fn frame_and_map<M: dive_provider::StreamMapper<Frame = dive_provider::SseEvent>>(
+    reads: &[Bytes],
+    mut mapper: M,
+) -> usize {
+    let input = futures::stream::iter(reads.iter().cloned().map(Ok::<_, std::io::Error>));
+    let mut sse = dive_provider::decode_sse("openai", input);
+    let mut out = std::collections::VecDeque::new();
+    futures::executor::block_on(async {
+        let mut n = 0;
+        while let Some(e) = sse.next().await {
+            mapper.map(e.unwrap(), &mut out).unwrap();
+            n += out.len();
+            out.drain(..).for_each(|e| drop(black_box(e)));
+        }
+        n
+    })
+}
+
+/// The full path on reads of whole events: the events out, every one `Ok`.
+async fn full_path<M: dive_provider::StreamMapper<Frame = dive_provider::SseEvent>>(
+    reads: &[Bytes],
+    mapper: M,
+) -> usize {
+    let input = futures::stream::iter(reads.to_vec().into_iter().map(Ok::<_, std::io::Error>));
+    let sse = Box::pin(dive_provider::decode_sse("openai", input));
+    let events = dive_provider::Events::new("openai", sse, mapper, None);
+    events.fold(0, |n, e| async move { n + usize::from(e.is_ok()) }).await
+}
+
+fn text_delta(c: &mut Criterion) {
+    let responses = responses_text();
+    let chat = chat_text();
+    let responses_mapper = || ResponsesMapper::new("openai");
+    let chat_mapper = || ChatMapper::new("openai", Dialect::openai());
+    // start, block start, the deltas, block stop, message delta, stop
+    let events = DELTAS as usize + 5;
+    assert_eq!(futures::executor::block_on(full_path(&responses, responses_mapper())), events);
+    assert_eq!(frame_and_map(&responses, responses_mapper()), events);
+    assert_eq!(futures::executor::block_on(full_path(&chat, chat_mapper())), events);
+    assert_eq!(frame_and_map(&chat, chat_mapper()), events);
+    let mut g = c.benchmark_group("openai_text_delta");
+    g.throughput(Throughput::Elements(DELTAS));
+    g.bench_function("responses_full_path", |b| {
+        b.iter(|| futures::executor::block_on(full_path(black_box(&responses), responses_mapper())));
+    });
+    g.bench_function("responses_framing_and_mapping", |b| {
+        b.iter(|| frame_and_map(black_box(&responses), responses_mapper()));
+    });
+    g.bench_function("chat_full_path", |b| {
+        b.iter(|| futures::executor::block_on(full_path(black_box(&chat), chat_mapper())));
+    });
+    g.bench_function("chat_framing_and_mapping", |b| {
+        b.iter(|| frame_and_map(black_box(&chat), chat_mapper()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, text_delta);
 criterion_main!(benches);

@@ -234,11 +234,12 @@ fn request_bodies_are_valid_for_the_official_sdk() {
             }
         }
     }
-    let out =
-        Command::new(py).arg(interop_dir().join("validate_requests.py")).arg(dir.path()).output().unwrap();
-    let report = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{report}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(report.contains(&format!("{count} valid, 0 invalid")), "{report}");
+    dive_test::interop::assert_bodies_valid(
+        &py,
+        &interop_dir().join("validate_requests.py"),
+        dir.path(),
+        count,
+    );
 }
 
 /// Runs the SDK on a fixture: (event problems, accumulated message, error).

@@ -40,6 +40,7 @@ mod provider;
 mod retry;
 mod sse;
 mod stream;
+mod tools;
 mod vendor;
 mod wire;
 
@@ -47,6 +48,7 @@ pub use builder::ProviderBuilder;
 pub use events::{Events, price};
 pub use ndjson::decode_ndjson;
 pub use provider::HttpProvider;
+pub use tools::{EncodedTools, ToolCache};
 pub use vendor::Vendor;
 pub use wire::{
     CallContext, Encoded, Frame, StreamMapper, WireFormat, refuse_foreign_options, secret_header,
@@ -56,7 +58,7 @@ pub use client::{HttpOptions, api_key_from_env};
 pub use error::{ProviderError, classify};
 pub use http::{check_status, check_status_with, request_id, retry_after};
 pub use retry::{RetryAttempt, RetryHook, RetryPolicy};
-pub use sse::{SseEvent, decode_sse, response_sse};
+pub use sse::{ExactJson, ExactStr, SseEvent, decode_sse, response_sse};
 pub use stream::{body_read_error, open_stream};
 
 /// The HTTP client crate, re-exported whole so users never hold two copies.

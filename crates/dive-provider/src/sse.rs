@@ -1,6 +1,7 @@
 //! Server-sent events: a byte stream framed by the event-stream parser of the HTML standard
 //! (`sse/framer.rs`, linear in the stream whatever the read sizes), mapped to
-//! [`ProviderError`]s.
+//! [`ProviderError`]s; and [`ExactJson`] (`sse/exact.rs`), which lets a mapper read the
+//! fixed byte shape of a frequent event's data without the JSON parser.
 
 use std::collections::VecDeque;
 use std::error::Error as StdError;
@@ -14,10 +15,12 @@ use futures_util::Stream;
 use crate::ProviderError;
 use crate::stream::body_read_error;
 
+mod exact;
 mod framer;
 #[cfg(test)]
 mod tests;
 
+pub use exact::{ExactJson, ExactStr};
 use framer::{Framer, MAX_EVENT_BYTES};
 
 /// One server-sent event.

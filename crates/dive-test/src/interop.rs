@@ -163,6 +163,29 @@ pub fn python(distribution: &str) -> Option<String> {
     }
 }
 
+/// For tests: runs a provider's request validator (`script DIR`, a script built on
+/// `interop/sdk_checks.py`) over the bodies written to `dir`, and checks that the official SDK
+/// accepted exactly `expected` of them and rejected none. Returns the validator's report.
+///
+/// # Panics
+/// When the interpreter does not start, the validator fails its self-check, any body is
+/// rejected, or the count differs — with the validator's report.
+pub fn assert_bodies_valid(python: &str, script: &Path, dir: &Path, expected: usize) -> String {
+    let out = Command::new(python)
+        .arg(script)
+        .arg(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("could not run {python} {}: {e}", script.display()));
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "the official SDK rejected some request bodies:\n{report}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains(&format!("\n{expected} valid, 0 invalid")), "{report}");
+    report
+}
+
 /// The pinned version of `distribution`.
 #[must_use]
 pub fn pinned_version(distribution: &str) -> Option<&'static str> {

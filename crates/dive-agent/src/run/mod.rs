@@ -122,7 +122,7 @@ pub(crate) async fn run(
     crate::runtime::check()?;
     let session = options.session.clone().or_else(|| agent.inner.session.clone());
     let held = match &session {
-        Some(s) => Some(lock::acquire(s, options.cancel.as_ref(), agent.inner.response_timeout).await?),
+        Some(s) => Some(lock::acquire(s, options.cancel.as_ref(), options.session_wait).await?),
         None => None,
     };
     lock::while_held(held.as_ref(), async move {

@@ -25,6 +25,10 @@ import sys
 from google.genai import types as t
 from pydantic import ValidationError
 
+# The machinery every provider's interop scripts share lives in dive-test.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "dive-test", "interop"))
+from sdk_checks import errors, run_dir  # noqa: E402
+
 TOP = {"contents", "systemInstruction", "tools", "toolConfig", "generationConfig", "safetySettings", "cachedContent", "labels"}
 ONE = {"systemInstruction": t.Content, "toolConfig": t.ToolConfig, "generationConfig": t.GenerationConfig}
 MANY = {"contents": t.Content, "tools": t.Tool, "safetySettings": t.SafetySetting}
@@ -43,10 +47,9 @@ def validate(body: dict) -> str | None:
                 try:
                     model.model_validate_json(json.dumps(item), strict=True)
                 except ValidationError as e:
-                    raise ValueError(f"{key}[{i}]: " + "; ".join(
-                        f"{'.'.join(map(str, err['loc']))}: {err['type']}" for err in e.errors()[:4]))
+                    raise ValueError(f"{key}[{i}]: " + errors(e, 4))
     except ValidationError as e:
-        problems.append("; ".join(f"{'.'.join(map(str, err['loc']))}: {err['type']}" for err in e.errors()[:4]))
+        problems.append(errors(e, 4))
     except ValueError as e:
         problems.append(str(e))
     return "; ".join(problems) or None
@@ -62,25 +65,5 @@ def self_check() -> bool:
     return bool(ok)
 
 
-def main() -> int:
-    if not self_check():
-        print("SELF-CHECK FAILED: the validator does not reject what it must")
-        return 2
-    failures = 0
-    directory = sys.argv[1]
-    for name in sorted(os.listdir(directory)):
-        if not name.endswith(".json"):
-            continue
-        with open(os.path.join(directory, name)) as f:
-            body = json.load(f)
-        problem = validate(body)
-        if problem:
-            failures += 1
-            print(f"INVALID {name}: {problem}")
-        else:
-            print(f"ok {name}")
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_dir(lambda _name, body: validate(body), self_check))

@@ -14,28 +14,16 @@ Exit 0 when every body is valid.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
-from typing import Any
 
 from pydantic import ValidationError
 
+# The machinery every provider's interop scripts share lives in dive-test.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "dive-test", "interop"))
+from sdk_checks import dropped, errors, run_dir  # noqa: E402
+
 from mistralai.client.models import ChatCompletionRequest, ChatCompletionStreamRequest
-
-
-def dropped(raw: Any, dumped: Any, path: str = "") -> list[str]:
-    out: list[str] = []
-    if isinstance(raw, dict) and isinstance(dumped, dict):
-        for k, v in raw.items():
-            if k not in dumped:
-                out.append(f"{path}.{k}".lstrip("."))
-            else:
-                out += dropped(v, dumped[k], f"{path}.{k}")
-    elif isinstance(raw, list) and isinstance(dumped, list):
-        for i, (a, b) in enumerate(zip(raw, dumped)):
-            out += dropped(a, b, f"{path}[{i}]")
-    return out
 
 
 def validate(body: dict) -> str | None:
@@ -43,7 +31,7 @@ def validate(body: dict) -> str | None:
     try:
         m = model.model_validate(body)
     except ValidationError as e:
-        return "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['type']}" for err in e.errors()[:6])
+        return errors(e)
     # The response_format schema is an arbitrary JSON schema (aliased `schema`); tool
     # `parameters` likewise: their inner keys are data, not SDK fields.
     lost = [k for k in dropped(body, m.model_dump(by_alias=True, mode="json"))]
@@ -62,21 +50,5 @@ def self_check() -> bool:
     return ok
 
 
-def main() -> int:
-    if not self_check():
-        print("SELF-CHECK FAILED: the validator accepts unknown keys or wrong types")
-        return 2
-    folder = sys.argv[1]
-    failures = 0
-    names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
-    for name in names:
-        body = json.load(open(os.path.join(folder, name), encoding="utf-8"))
-        problem = validate(body)
-        print(f"[{'PASS' if problem is None else 'FAIL'}] {name}{'' if problem is None else ': ' + problem}")
-        failures += problem is not None
-    print(f"{len(names) - failures} valid, {failures} invalid")
-    return 1 if failures or not names else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_dir(lambda _name, body: validate(body), self_check))

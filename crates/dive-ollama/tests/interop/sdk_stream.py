@@ -8,23 +8,14 @@ Usage: python3 sdk_stream.py FIXTURE   -> prints one JSON object
 from __future__ import annotations
 
 import json
+import os
 import sys
 
+# The machinery every provider's interop scripts share lives in dive-test.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "dive-test", "interop"))
+from sdk_checks import dropped  # noqa: E402
+
 from ollama import ChatResponse, ResponseError
-
-
-def dropped(raw, dumped, path=""):
-    out = []
-    if isinstance(raw, dict) and isinstance(dumped, dict):
-        for k, v in raw.items():
-            if k not in dumped:
-                out.append(f"{path}.{k}".lstrip("."))
-            else:
-                out += dropped(v, dumped[k], f"{path}.{k}")
-    elif isinstance(raw, list) and isinstance(dumped, list):
-        for i, (a, b) in enumerate(zip(raw, dumped)):
-            out += dropped(a, b, f"{path}[{i}]")
-    return out
 
 
 def main() -> int:

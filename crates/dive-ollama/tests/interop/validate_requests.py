@@ -26,27 +26,16 @@ import copy
 import json
 import os
 import sys
-from typing import Any
 
 from pydantic import ValidationError
+
+# The machinery every provider's interop scripts share lives in dive-test.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "dive-test", "interop"))
+from sdk_checks import dropped, errors, run_dir  # noqa: E402
 
 from ollama import Message, Options, Tool
 from ollama._client import _copy_messages, _copy_tools
 from ollama._types import ChatRequest
-
-
-def dropped(raw: Any, dumped: Any, path: str = "") -> list[str]:
-    out: list[str] = []
-    if isinstance(raw, dict) and isinstance(dumped, dict):
-        for k, v in raw.items():
-            if k not in dumped:
-                out.append(f"{path}.{k}".lstrip("."))
-            else:
-                out += dropped(v, dumped[k], f"{path}.{k}")
-    elif isinstance(raw, list) and isinstance(dumped, list):
-        for i, (a, b) in enumerate(zip(raw, dumped)):
-            out += dropped(a, b, f"{path}[{i}]")
-    return out
 
 
 def strip_parameters(tools: list) -> list:
@@ -105,7 +94,7 @@ def validate(body: dict) -> tuple[list[str], list[str]]:
         if sdk_body != ours:
             problems.append(f"the SDK would send a different body: {json.dumps(sdk_body, sort_keys=True)}")
     except ValidationError as e:
-        problems.append("; ".join(f"{'.'.join(map(str, err['loc']))}: {err['type']}" for err in e.errors()[:6]))
+        problems.append(errors(e))
     except ValueError as e:
         problems.append(str(e))
     return problems, notes
@@ -123,22 +112,5 @@ def self_check() -> bool:
     return ok
 
 
-def main() -> int:
-    if not self_check():
-        print("SELF-CHECK FAILED: the validator accepts unknown keys or wrong types")
-        return 2
-    folder = sys.argv[1]
-    failures = 0
-    names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
-    for name in names:
-        body = json.load(open(os.path.join(folder, name), encoding="utf-8"))
-        problems, notes = validate(body)
-        print(f"[{'PASS' if not problems else 'FAIL'}] {name}" + "".join(f"\n    {p}" for p in problems)
-              + "".join(f"\n    note: {n}" for n in notes))
-        failures += bool(problems)
-    print(f"{len(names) - failures} valid, {failures} invalid")
-    return 1 if failures or not names else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_dir(lambda _name, body: validate(body), self_check))

@@ -1,11 +1,17 @@
-//! Chat Completions responses → [`ModelResponse`] and [`Usage`].
+//! Chat Completions responses → [`ModelResponse`] and [`Usage`]. A whole response is read
+//! from its bytes straight into [`Completion`] (the message is the same typed [`Delta`] a
+//! stream chunk carries); only `usage` and the rare vendor parts stay JSON values.
+
+use std::borrow::Cow;
 
 use dive_core::{Content, Cost, ModelResponse, RefusalContent, ThinkingContent, ToolUse, Usage};
+use serde::Deserialize;
 use serde_json::Value;
 
+use crate::chat::chunk::{Delta, DeltaContent, typed_reasoning};
 use crate::chat::reasoning::{ChunkKind, content_chunks, detail_block};
 use crate::dialect::Dialect;
-use crate::wire::{count, parse_arguments, text};
+use crate::wire::{count, parse_arguments};
 
 /// Converts a Chat Completions `usage` object. `prompt_tokens` includes cached tokens; Dive's
 /// input buckets are disjoint, so the cached part moves to `cache_read_input_tokens`.
@@ -31,6 +37,40 @@ pub(crate) fn reasoning_text(v: &Value, dialect: &Dialect) -> Option<String> {
     dialect.reasoning_fields.iter().find_map(|f| v.get(*f).and_then(Value::as_str)).map(str::to_owned)
 }
 
+/// A whole `chat.completion` object (only the first choice is read).
+#[derive(Debug, Default, Deserialize)]
+struct Completion<'a> {
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    service_tier: Option<Cow<'a, str>>,
+    #[serde(default)]
+    usage: Option<Value>,
+    #[serde(default, borrow)]
+    choices: Vec<CompletionChoice<'a>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct CompletionChoice<'a> {
+    #[serde(default)]
+    message: Option<Delta>,
+    #[serde(default, borrow)]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+/// Decodes a response body (the bytes as received).
+pub(crate) fn decode_body(body: &[u8], dialect: &Dialect) -> Result<ModelResponse, serde_json::Error> {
+    if typed_reasoning(dialect) {
+        let completion: Completion<'_> = serde_json::from_slice(body)?;
+        return Ok(decode_completion(completion, dialect, None));
+    }
+    // A dialect reading reasoning from a field the typed form does not know.
+    let v: Value = serde_json::from_slice(body)?;
+    Ok(decode_response(&v, dialect))
+}
+
 /// Decodes a full `chat.completion` object (the first choice).
 ///
 /// ```
@@ -41,26 +81,37 @@ pub(crate) fn reasoning_text(v: &Value, dialect: &Dialect) -> Option<String> {
 /// ```
 #[must_use]
 pub fn decode_response(v: &Value, dialect: &Dialect) -> ModelResponse {
+    let completion = Completion::deserialize(v).unwrap_or_default();
+    let message = v.get("choices").and_then(|c| c.get(0)).and_then(|c| c.get("message"));
+    let reasoning =
+        if typed_reasoning(dialect) { None } else { message.and_then(|m| reasoning_text(m, dialect)) };
+    decode_completion(completion, dialect, reasoning)
+}
+
+/// The response of a typed completion; `reasoning` is the text of a reasoning field the
+/// typed message does not hold (read from the JSON by the caller).
+fn decode_completion(c: Completion<'_>, dialect: &Dialect, reasoning: Option<String>) -> ModelResponse {
     let mut r = ModelResponse::default();
-    r.id = text(v, "id").unwrap_or_default();
-    r.model = text(v, "model").unwrap_or_default();
-    r.usage = v.get("usage").map(|u| decode_usage(u, dialect)).unwrap_or_default();
-    r.usage.service_tier = text(v, "service_tier");
-    let choice = v.get("choices").and_then(|c| c.get(0)).cloned().unwrap_or_default();
-    let message = choice.get("message").cloned().unwrap_or_default();
-    let details = dialect.reasoning_details.and_then(|key| {
-        message.get("reasoning_details").and_then(Value::as_array).filter(|d| !d.is_empty()).map(|d| (key, d))
-    });
+    r.id = c.id.map(Cow::into_owned).unwrap_or_default();
+    r.model = c.model.map(Cow::into_owned).unwrap_or_default();
+    r.usage = c.usage.as_ref().map(|u| decode_usage(u, dialect)).unwrap_or_default();
+    r.usage.service_tier = c.service_tier.map(Cow::into_owned);
+    let choice = c.choices.into_iter().next().unwrap_or_default();
+    let mut message = choice.message.unwrap_or_default();
+    let details = dialect
+        .reasoning_details
+        .and_then(|key| message.reasoning_details.take().filter(|d| !d.is_empty()).map(|d| (key, d)));
+    let reasoning = reasoning.or_else(|| message.take_reasoning(dialect));
     if let Some((key, details)) = details {
         // The details carry what `reasoning` repeats as plain text, plus signatures.
         r.content.extend(details.iter().map(|d| Content::Thinking(detail_block(d, key))));
-    } else if let Some(thinking) = reasoning_text(&message, dialect).filter(|t| !t.is_empty()) {
+    } else if let Some(thinking) = reasoning.filter(|t| !t.is_empty()) {
         r.content.push(Content::Thinking(ThinkingContent::new(thinking, None)));
     }
-    match message.get("content") {
-        Some(Value::String(t)) if !t.is_empty() => r.content.push(Content::text(t)),
-        Some(Value::Array(chunks)) => {
-            for (kind, t) in content_chunks(chunks).into_iter().filter(|(_, t)| !t.is_empty()) {
+    match message.content {
+        Some(DeltaContent::Text(t)) if !t.is_empty() => r.content.push(Content::text(t)),
+        Some(DeltaContent::Chunks(chunks)) => {
+            for (kind, t) in content_chunks(&chunks).into_iter().filter(|(_, t)| !t.is_empty()) {
                 r.content.push(match kind {
                     ChunkKind::Thinking => Content::Thinking(ThinkingContent::new(t, None)),
                     ChunkKind::Text => Content::text(t),
@@ -69,18 +120,17 @@ pub fn decode_response(v: &Value, dialect: &Dialect) -> ModelResponse {
         }
         _ => {}
     }
-    if let Some(refusal) = message.get("refusal").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+    if let Some(refusal) = message.refusal.filter(|t| !t.is_empty()) {
         r.content.push(Content::Refusal(RefusalContent::new(refusal)));
     }
-    for call in message.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
-        let function = call.get("function").cloned().unwrap_or_default();
+    for call in message.tool_calls.into_iter().flatten() {
+        let function = call.function.unwrap_or_default();
         r.content.push(Content::ToolUse(ToolUse::new(
-            text(call, "id").unwrap_or_default(),
-            text(&function, "name").unwrap_or_default(),
-            parse_arguments(function.get("arguments").and_then(Value::as_str).unwrap_or_default()),
+            call.id.unwrap_or_default(),
+            function.name.unwrap_or_default(),
+            parse_arguments(function.arguments.as_deref().unwrap_or_default()),
         )));
     }
-    let finish = choice.get("finish_reason").and_then(Value::as_str).unwrap_or_default();
-    r.stop_reason = dialect.stop_reason(finish);
+    r.stop_reason = dialect.stop_reason(choice.finish_reason.as_deref().unwrap_or_default());
     r
 }

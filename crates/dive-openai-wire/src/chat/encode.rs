@@ -1,26 +1,37 @@
-//! [`ModelRequest`] → Chat Completions request body.
+//! [`ModelRequest`] → Chat Completions request body ([`ChatBody`]), serialized straight from
+//! the request: messages, parts and tool calls are small structs borrowing the history, so
+//! encoding builds no JSON tree (tool schemas are encoded once per tool list, see
+//! [`ToolCache`](crate::ToolCache)).
 //!
-//! Every request first gets [`answer_unanswered_tool_calls`] (a backstop for broken
-//! histories) and reminder rendering per the [`Dialect`]; the caller's history is never
-//! changed. Tool results become `tool` messages; images and documents inside tool results
-//! (which `tool` messages cannot carry) follow in a user message.
+//! Every request first gets [`answer_unanswered_tool_calls`](dive_core::answer_unanswered_tool_calls)
+//! (a backstop for broken histories) and reminder rendering per the [`Dialect`]; the caller's
+//! history is never changed. Tool results become `tool` messages; images and documents
+//! inside tool results (which `tool` messages cannot carry) follow in a user message.
+
+use std::borrow::Cow;
+use std::fmt;
 
 use dive_core::{
     Content, DocumentContent, MediaSource, Message, ModelRequest, ResponseFormat, Role, ToolChoice,
-    ToolDefinition, answer_unanswered_tool_calls, render_reminders,
+    ToolDefinition,
 };
+use dive_provider::EncodedTools;
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
+use crate::body::{Body, TopLevel, history};
 use crate::chat::reasoning::{stored_detail, thinking_chunk};
 use crate::dialect::Dialect;
 use crate::schema::strict_schema;
 use crate::wire::EncodeOptions;
-use crate::wire::{arguments, has_media, media_url, result_text};
+use crate::wire::{arguments, encode_tool_list, has_media, media_url, result_text};
 
 /// Client settings that shape every Chat Completions body.
 pub type ChatOptions<'a> = EncodeOptions<'a>;
 
-/// Builds the JSON body of a `POST /chat/completions` call.
+/// Builds the JSON body of a `POST /chat/completions` call (the typed body of [`encode_body`],
+/// as a value, the dialect's body hook applied).
 ///
 /// ```
 /// use dive_core::{Message, ModelRequest};
@@ -33,7 +44,48 @@ pub type ChatOptions<'a> = EncodeOptions<'a>;
 /// ```
 #[must_use]
 pub fn encode_request(request: &ModelRequest, opts: &ChatOptions<'_>) -> Value {
-    Value::Object(encode_fields(request, opts, true))
+    serde_json::to_value(encode_body(request, opts)).unwrap_or_default()
+}
+
+/// The typed body of a `POST /chat/completions` call, its tools encoded here (a provider
+/// reuses its cached tool list instead).
+///
+/// ```
+/// use dive_core::{Message, ModelRequest};
+/// use dive_openai_wire::{Dialect, chat::{ChatOptions, encode_body}};
+/// let dialect = Dialect::openai();
+/// let request = ModelRequest::new(vec![Message::user("Hi")]);
+/// let json = serde_json::to_string(&encode_body(&request, &ChatOptions::new("gpt-5.5", &dialect))).unwrap();
+/// assert!(json.contains(r#""messages":[{"role":"user","content":"Hi"}]"#));
+/// ```
+#[must_use]
+pub fn encode_body<'a>(request: &'a ModelRequest, opts: &ChatOptions<'a>) -> Body<'a> {
+    let tools = encode_tool_list(&encode_tools(request, opts.dialect));
+    body(request, opts, tools)
+}
+
+/// The body with `tools` (pre-encoded) and the dialect's hook applied.
+pub(crate) fn body<'a>(
+    request: &'a ModelRequest,
+    opts: &ChatOptions<'a>,
+    tools: Option<EncodedTools>,
+) -> Body<'a> {
+    let dialect = opts.dialect;
+    let typed = ChatBody {
+        request,
+        dialect,
+        model: request.model.as_deref().unwrap_or(opts.model),
+        messages: history(&request.messages, &dialect.reminders),
+        max_tokens: request.max_tokens.or(opts.max_tokens),
+        stream: opts.stream,
+        tools: Body::tools_for(dialect, &tools),
+    };
+    let plain = Body::Chat(typed);
+    match plain.finish(request, dialect, tools) {
+        Ok(done) => done,
+        // A hook-edited body is built from the typed one, which always serializes.
+        Err(_) => Body::Edited { fields: Map::new(), tools: None },
+    }
 }
 
 /// The tools of a Chat Completions body (native tools only when the dialect sends them).
@@ -41,118 +93,163 @@ pub(crate) fn encode_tools(request: &ModelRequest, dialect: &Dialect) -> Vec<Val
     request.tools.iter().filter(|t| !t.is_native() || dialect.native_tools).map(encode_tool).collect()
 }
 
-/// The body's fields; `tools` only when `with_tools` (else the caller sends them pre-encoded).
-pub(crate) fn encode_fields(
-    request: &ModelRequest,
-    opts: &ChatOptions<'_>,
-    with_tools: bool,
-) -> Map<String, Value> {
-    let dialect = opts.dialect;
-    let mut body = Map::new();
-    body.insert("model".into(), json!(request.model.as_deref().unwrap_or(opts.model)));
-
-    let mut messages = Vec::new();
-    if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
-        messages.push(json!({"role": dialect.system_role.as_str(), "content": system}));
-    }
-    let answered = answer_unanswered_tool_calls(&request.messages);
-    let rendered = render_reminders(&answered, &dialect.reminders);
-    for message in rendered.iter() {
-        encode_message(message, dialect, &mut messages);
-    }
-    body.insert("messages".into(), Value::Array(messages));
-
-    if let Some(max) = request.max_tokens.or(opts.max_tokens) {
-        body.insert(dialect.max_tokens_field.into(), json!(max));
-    }
-    for (key, value) in [
-        ("temperature", request.temperature),
-        ("top_p", request.top_p),
-        ("presence_penalty", request.presence_penalty),
-        ("frequency_penalty", request.frequency_penalty),
-    ] {
-        if let Some(v) = value {
-            body.insert(key.into(), json!(v));
-        }
-    }
-    if !request.stop_sequences.is_empty() {
-        body.insert("stop".into(), json!(request.stop_sequences));
-    }
-    let has_tools = request.tools.iter().any(|t| !t.is_native() || dialect.native_tools);
-    if let Some(search) = request.tools.iter().find(|t| {
-        !dialect.native_tools && t.native_type.as_deref().is_some_and(|k| k.starts_with("web_search"))
-    }) {
-        body.insert("web_search_options".into(), Value::Object(search.native_params.clone()));
-    }
-    if has_tools {
-        if with_tools {
-            body.insert("tools".into(), Value::Array(encode_tools(request, dialect)));
-        }
-        if let Some(choice) = &request.tool_choice {
-            body.insert("tool_choice".into(), encode_tool_choice(choice));
-        }
-        if let Some(parallel) = request.parallel_tool_calls {
-            body.insert("parallel_tool_calls".into(), json!(parallel));
-        }
-    }
-    if let Some(effort) = request.reasoning.as_ref().and_then(|r| r.effort) {
-        body.insert("reasoning_effort".into(), json!(effort.as_str()));
-    }
-    if let Some(format) = &request.response_format {
-        body.insert("response_format".into(), encode_response_format(format));
-    }
-    if let Some(key) = crate::options::prompt_cache_key(request) {
-        body.insert("prompt_cache_key".into(), json!(key));
-    }
-    if let Some(tier) = crate::options::service_tier(request) {
-        body.insert("service_tier".into(), json!(tier));
-    }
-    if opts.stream {
-        body.insert("stream".into(), json!(true));
-        if dialect.stream_usage {
-            body.insert("stream_options".into(), json!({"include_usage": true}));
-        }
-    }
-    finish_body(&mut body, request, dialect);
-    body
+/// A Chat Completions request body, serialized from the request it borrows.
+pub struct ChatBody<'a> {
+    request: &'a ModelRequest,
+    dialect: &'a Dialect,
+    model: &'a str,
+    messages: Cow<'a, [Message]>,
+    max_tokens: Option<u32>,
+    stream: bool,
+    tools: Option<EncodedTools>,
 }
 
-/// Applies provider options, drops unsupported keys and runs the body hook.
-pub(crate) fn finish_body(body: &mut Map<String, Value>, request: &ModelRequest, dialect: &Dialect) {
-    for (k, v) in &request.provider_options {
-        body.insert(k.clone(), v.clone());
-    }
-    for key in dialect.unsupported {
-        body.remove(*key);
-    }
-    if let Some(hook) = &dialect.body_hook {
-        hook.apply(request, body);
+impl fmt::Debug for ChatBody<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChatBody")
+            .field("model", &self.model)
+            .field("messages", &self.messages.len())
+            .finish()
     }
 }
 
-fn role_name(role: &Role, dialect: &Dialect) -> String {
-    match role {
-        Role::System => dialect.system_role.as_str().to_owned(),
-        Role::Developer if dialect.system_role != Role::Developer => match &dialect.reminders {
-            dive_core::ReminderStyle::NativeRole(Role::Developer) => "developer".to_owned(),
-            _ => dialect.system_role.as_str().to_owned(),
-        },
-        other => other.as_str().to_owned(),
-    }
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
 }
 
-fn encode_message(message: &Message, dialect: &Dialect, out: &mut Vec<Value>) {
-    match &message.role {
-        Role::Assistant => {
-            if let Some(m) = encode_assistant(message, dialect) {
-                out.push(m);
+impl Serialize for ChatBody<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (request, dialect) = (self.request, self.dialect);
+        let mut top = TopLevel::new(s.serialize_map(None)?, &request.provider_options, dialect.unsupported);
+        top.put("model", self.model)?;
+        let system = request.system.as_deref().filter(|s| !s.is_empty());
+        top.put("messages", &ChatMessages { system, messages: &self.messages, dialect })?;
+        top.opt(dialect.max_tokens_field, self.max_tokens)?;
+        top.opt("temperature", request.temperature)?;
+        top.opt("top_p", request.top_p)?;
+        top.opt("presence_penalty", request.presence_penalty)?;
+        top.opt("frequency_penalty", request.frequency_penalty)?;
+        if !request.stop_sequences.is_empty() {
+            top.put("stop", &request.stop_sequences)?;
+        }
+        let has_tools = request.tools.iter().any(|t| !t.is_native() || dialect.native_tools);
+        if let Some(search) = request.tools.iter().find(|t| {
+            !dialect.native_tools && t.native_type.as_deref().is_some_and(|k| k.starts_with("web_search"))
+        }) {
+            top.put("web_search_options", &search.native_params)?;
+        }
+        if has_tools {
+            if let Some(tools) = &self.tools {
+                top.put("tools", tools)?;
+            }
+            top.opt("tool_choice", request.tool_choice.as_ref().map(ChoiceOut))?;
+            top.opt("parallel_tool_calls", request.parallel_tool_calls)?;
+        }
+        top.opt("reasoning_effort", request.reasoning.as_ref().and_then(|r| r.effort).map(|e| e.as_str()))?;
+        top.opt("response_format", request.response_format.as_ref().map(encode_response_format))?;
+        top.opt("prompt_cache_key", crate::options::prompt_cache_key(request))?;
+        top.opt("service_tier", crate::options::service_tier(request))?;
+        if self.stream {
+            top.put("stream", &true)?;
+            if dialect.stream_usage {
+                top.put("stream_options", &StreamOptions { include_usage: true })?;
             }
         }
+        top.end()
+    }
+}
+
+/// The `messages` array: the system prompt, then each history message as its wire messages.
+struct ChatMessages<'a> {
+    system: Option<&'a str>,
+    messages: &'a [Message],
+    dialect: &'a Dialect,
+}
+
+impl Serialize for ChatMessages<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        if let Some(system) = self.system {
+            let role = Cow::Borrowed(self.dialect.system_role.as_str());
+            seq.serialize_element(&WireMessage::Plain { role, content: Cow::Borrowed(system) })?;
+        }
+        for message in self.messages {
+            encode_message(message, self.dialect, &mut |m| seq.serialize_element(&m))?;
+        }
+        seq.end()
+    }
+}
+
+/// One wire message.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum WireMessage<'m> {
+    Plain { role: Cow<'m, str>, content: Cow<'m, str> },
+    Tool { role: &'static str, tool_call_id: &'m str, content: String },
+    Parts { role: &'m str, content: UserContent<'m> },
+    Assistant(Assistant<'m>),
+}
+
+/// A user message's `content`: one text part is sent as a plain string.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum UserContent<'m> {
+    Text(Cow<'m, str>),
+    Parts(Vec<Part<'m>>),
+}
+
+/// One user content part.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part<'m> {
+    Text { text: Cow<'m, str> },
+    ImageUrl { image_url: Url<'m> },
+    File { file: FilePart<'m> },
+}
+
+#[derive(Serialize)]
+struct Url<'m> {
+    url: Cow<'m, str>,
+}
+
+#[derive(Serialize, Default)]
+struct FilePart<'m> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_id: Option<&'m str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_data: Option<Cow<'m, str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filename: Option<&'m str>,
+}
+
+fn role_name<'m>(role: &'m Role, dialect: &'m Dialect) -> Cow<'m, str> {
+    Cow::Borrowed(match role {
+        Role::System => dialect.system_role.as_str(),
+        Role::Developer if dialect.system_role != Role::Developer => match &dialect.reminders {
+            dive_core::ReminderStyle::NativeRole(Role::Developer) => "developer",
+            _ => dialect.system_role.as_str(),
+        },
+        other => other.as_str(),
+    })
+}
+
+fn encode_message<'m, E>(
+    message: &'m Message,
+    dialect: &'m Dialect,
+    emit: &mut impl FnMut(WireMessage<'m>) -> Result<(), E>,
+) -> Result<(), E> {
+    match &message.role {
+        Role::Assistant => match encode_assistant(message, dialect) {
+            Some(m) => emit(WireMessage::Assistant(m)),
+            None => Ok(()),
+        },
         Role::System | Role::Developer => {
             let text = message.text();
-            if !text.is_empty() {
-                out.push(json!({"role": role_name(&message.role, dialect), "content": text}));
+            if text.is_empty() {
+                return Ok(());
             }
+            emit(WireMessage::Plain { role: role_name(&message.role, dialect), content: Cow::Owned(text) })
         }
         role => {
             let mut parts = Vec::new();
@@ -160,14 +257,19 @@ fn encode_message(message: &Message, dialect: &Dialect, out: &mut Vec<Value>) {
             for block in &message.content {
                 match block {
                     Content::ToolResult(r) => {
-                        out.push(
-                            json!({"role": "tool", "tool_call_id": r.tool_use_id, "content": result_text(r)}),
-                        );
+                        emit(WireMessage::Tool {
+                            role: "tool",
+                            tool_call_id: &r.tool_use_id,
+                            content: result_text(r),
+                        })?;
                         if has_media(r) {
-                            lifted.push(json!({"type": "text",
-                                "text": format!("Attachments of tool result {}:", r.tool_use_id)}));
+                            let text = format!("Attachments of tool result {}:", r.tool_use_id);
+                            lifted.push(Part::Text { text: Cow::Owned(text) });
                             lifted.extend(
-                                r.content.iter().filter_map(encode_part).filter(|p| p["type"] != "text"),
+                                r.content
+                                    .iter()
+                                    .filter_map(encode_part)
+                                    .filter(|p| !matches!(p, Part::Text { .. })),
                             );
                         }
                     }
@@ -176,56 +278,123 @@ fn encode_message(message: &Message, dialect: &Dialect, out: &mut Vec<Value>) {
             }
             parts.splice(0..0, lifted);
             if parts.is_empty() {
-                return;
+                return Ok(());
             }
             let content = match parts.as_slice() {
-                [only] if only["type"] == "text" => only["text"].clone(),
-                _ => Value::Array(parts),
+                [Part::Text { .. }] => match parts.pop() {
+                    Some(Part::Text { text }) => UserContent::Text(text),
+                    _ => return Ok(()),
+                },
+                _ => UserContent::Parts(parts),
             };
-            out.push(json!({"role": role.as_str(), "content": content}));
+            emit(WireMessage::Parts { role: role.as_str(), content })
         }
     }
 }
 
-fn encode_document(doc: &DocumentContent) -> Option<Value> {
-    let filename = doc.title.clone().unwrap_or_else(|| "document.pdf".to_owned());
+fn encode_document(doc: &DocumentContent) -> Option<Part<'_>> {
+    let filename = doc.title.as_deref().unwrap_or("document.pdf");
     match &doc.source {
-        MediaSource::Base64 { .. } => Some(json!({"type": "file", "file": {
-            "file_data": media_url(&doc.source), "filename": filename}})),
-        MediaSource::File { file_id } => Some(json!({"type": "file", "file": {"file_id": file_id}})),
+        MediaSource::Base64 { .. } => Some(Part::File {
+            file: FilePart {
+                file_data: media_url(&doc.source),
+                filename: Some(filename),
+                ..FilePart::default()
+            },
+        }),
+        MediaSource::File { file_id } => {
+            Some(Part::File { file: FilePart { file_id: Some(file_id), ..FilePart::default() } })
+        }
         MediaSource::Text { data, .. } => {
             let text = match &doc.title {
-                Some(t) => format!("{t}\n\n{data}"),
-                None => data.clone(),
+                Some(t) => Cow::Owned(format!("{t}\n\n{data}")),
+                None => Cow::Borrowed(data.as_str()),
             };
-            Some(json!({"type": "text", "text": text}))
+            Some(Part::Text { text })
         }
         // Chat Completions cannot fetch a document URL; the model is told where it is.
-        MediaSource::Url { url } => Some(json!({"type": "text", "text": format!("Document: {url}")})),
+        MediaSource::Url { url } => Some(Part::Text { text: Cow::Owned(format!("Document: {url}")) }),
         _ => None,
     }
 }
 
 /// One user content part, or `None` for blocks Chat Completions cannot carry in a user
 /// message (thinking, server tool items, …).
-fn encode_part(block: &Content) -> Option<Value> {
+fn encode_part(block: &Content) -> Option<Part<'_>> {
     match block {
-        Content::Text(t) => Some(json!({"type": "text", "text": t.text})),
+        Content::Text(t) => Some(Part::Text { text: Cow::Borrowed(&t.text) }),
         Content::Image(img) => match &img.source {
-            MediaSource::File { file_id } => Some(json!({"type": "file", "file": {"file_id": file_id}})),
-            source => media_url(source).map(|url| json!({"type": "image_url", "image_url": {"url": url}})),
+            MediaSource::File { file_id } => {
+                Some(Part::File { file: FilePart { file_id: Some(file_id), ..FilePart::default() } })
+            }
+            source => media_url(source).map(|url| Part::ImageUrl { image_url: Url { url } }),
         },
         Content::Document(doc) => encode_document(doc),
-        Content::File(f) => {
-            let mut file = Map::new();
-            file.insert("file_id".into(), json!(f.file_id));
-            if let Some(name) = &f.filename {
-                file.insert("filename".into(), json!(name));
-            }
-            Some(json!({"type": "file", "file": file}))
-        }
-        Content::Reminder(r) => Some(json!({"type": "text", "text": r.render()})),
+        Content::File(f) => Some(Part::File {
+            file: FilePart {
+                file_id: Some(&f.file_id),
+                filename: f.filename.as_deref(),
+                ..FilePart::default()
+            },
+        }),
+        Content::Reminder(r) => Some(Part::Text { text: Cow::Owned(r.render()) }),
         _ => None,
+    }
+}
+
+/// An assistant message.
+struct Assistant<'m> {
+    content: AssistantContent<'m>,
+    refusal: String,
+    calls: Vec<Call<'m>>,
+    /// The dialect's reasoning replay field and the thinking text.
+    reasoning: Option<(&'static str, String)>,
+    /// Reasoning details sent back unmodified.
+    details: Vec<&'m Value>,
+}
+
+enum AssistantContent<'m> {
+    Null,
+    Text(Cow<'m, str>),
+    Chunks(Vec<Value>),
+}
+
+#[derive(Serialize)]
+struct Call<'m> {
+    id: &'m str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: CallFunction<'m>,
+}
+
+#[derive(Serialize)]
+struct CallFunction<'m> {
+    name: &'m str,
+    arguments: Cow<'m, str>,
+}
+
+impl Serialize for Assistant<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("role", "assistant")?;
+        match &self.content {
+            AssistantContent::Null => m.serialize_entry("content", &())?,
+            AssistantContent::Text(t) => m.serialize_entry("content", t)?,
+            AssistantContent::Chunks(c) => m.serialize_entry("content", c)?,
+        }
+        if !self.refusal.is_empty() {
+            m.serialize_entry("refusal", &self.refusal)?;
+        }
+        if !self.calls.is_empty() {
+            m.serialize_entry("tool_calls", &self.calls)?;
+        }
+        if let Some((field, text)) = &self.reasoning {
+            m.serialize_entry(field, text)?;
+        }
+        if !self.details.is_empty() {
+            m.serialize_entry("reasoning_details", &self.details)?;
+        }
+        m.end()
     }
 }
 
@@ -240,8 +409,8 @@ fn push_text_chunk(chunks: &mut Vec<Value>, text: &str) {
     }
 }
 
-fn encode_assistant(message: &Message, dialect: &Dialect) -> Option<Value> {
-    let mut text = String::new();
+fn encode_assistant<'m>(message: &'m Message, dialect: &Dialect) -> Option<Assistant<'m>> {
+    let mut text: Cow<'m, str> = Cow::Borrowed("");
     let mut refusal = String::new();
     let mut reasoning = String::new();
     let mut calls = Vec::new();
@@ -253,8 +422,12 @@ fn encode_assistant(message: &Message, dialect: &Dialect) -> Option<Value> {
     for block in &message.content {
         match block {
             Content::Text(t) => {
-                text.push_str(&t.text);
-                if !t.text.is_empty() {
+                if text.is_empty() {
+                    text = Cow::Borrowed(&t.text);
+                } else {
+                    text.to_mut().push_str(&t.text);
+                }
+                if dialect.thinking_chunks && !t.text.is_empty() {
                     push_text_chunk(&mut chunks, &t.text);
                 }
             }
@@ -262,46 +435,35 @@ fn encode_assistant(message: &Message, dialect: &Dialect) -> Option<Value> {
             Content::Thinking(t) => {
                 reasoning.push_str(&t.thinking);
                 if let Some(detail) = dialect.reasoning_details.and_then(|key| stored_detail(t, key)) {
-                    details.push(detail.clone());
+                    details.push(detail);
                 }
                 if !t.thinking.is_empty() {
-                    chunks.push(thinking_chunk(&t.thinking));
+                    if dialect.thinking_chunks {
+                        chunks.push(thinking_chunk(&t.thinking));
+                    }
                     thought = true;
                 }
             }
-            Content::ToolUse(call) => calls.push(json!({"id": call.id, "type": "function",
-                "function": {"name": call.name, "arguments": arguments(call)}})),
+            Content::ToolUse(call) => calls.push(Call {
+                id: &call.id,
+                kind: "function",
+                function: CallFunction { name: &call.name, arguments: arguments(call) },
+            }),
             _ => {}
         }
     }
     if text.is_empty() && refusal.is_empty() && calls.is_empty() {
         return None;
     }
-    let mut m = Map::new();
-    m.insert("role".into(), json!("assistant"));
     let content = if dialect.thinking_chunks && thought {
-        Value::Array(chunks)
+        AssistantContent::Chunks(chunks)
     } else if text.is_empty() && !calls.is_empty() {
-        Value::Null
+        AssistantContent::Null
     } else {
-        json!(text)
+        AssistantContent::Text(text)
     };
-    m.insert("content".into(), content);
-    if !refusal.is_empty() {
-        m.insert("refusal".into(), json!(refusal));
-    }
-    if !calls.is_empty() {
-        m.insert("tool_calls".into(), Value::Array(calls));
-    }
-    if let Some(field) = dialect.replay_reasoning_field
-        && !reasoning.is_empty()
-    {
-        m.insert(field.into(), json!(reasoning));
-    }
-    if !details.is_empty() {
-        m.insert("reasoning_details".into(), Value::Array(details));
-    }
-    Some(Value::Object(m))
+    let reasoning = dialect.replay_reasoning_field.filter(|_| !reasoning.is_empty()).map(|f| (f, reasoning));
+    Some(Assistant { content, refusal, calls, reasoning, details })
 }
 
 fn encode_tool(tool: &ToolDefinition) -> Value {
@@ -324,12 +486,26 @@ fn encode_tool(tool: &ToolDefinition) -> Value {
     json!({"type": "function", "function": function})
 }
 
-fn encode_tool_choice(choice: &ToolChoice) -> Value {
-    match choice {
-        ToolChoice::Any => json!("required"),
-        ToolChoice::None => json!("none"),
-        ToolChoice::Tool { name } => json!({"type": "function", "function": {"name": name}}),
-        _ => json!("auto"),
+/// `tool_choice`: a mode string, or the one function to call.
+struct ChoiceOut<'a>(&'a ToolChoice);
+
+impl Serialize for ChoiceOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            ToolChoice::Any => s.serialize_str("required"),
+            ToolChoice::None => s.serialize_str("none"),
+            ToolChoice::Tool { name } => {
+                #[derive(Serialize)]
+                struct Name<'n> {
+                    name: &'n str,
+                }
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("type", "function")?;
+                m.serialize_entry("function", &Name { name })?;
+                m.end()
+            }
+            _ => s.serialize_str("auto"),
+        }
     }
 }
 

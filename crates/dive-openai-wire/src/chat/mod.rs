@@ -7,7 +7,8 @@ mod encode;
 mod reasoning;
 mod stream;
 
+pub(crate) use decode::decode_body;
 pub use decode::{decode_response, decode_usage};
-pub use encode::{ChatOptions, encode_request};
-pub(crate) use encode::{encode_fields, encode_tools, finish_body, json_schema_spec};
+pub use encode::{ChatBody, ChatOptions, encode_body, encode_request};
+pub(crate) use encode::{body, encode_tools, json_schema_spec};
 pub use stream::{ChatEvents, ChatMapper};

@@ -24,6 +24,9 @@ use crate::chat::decode::{decode_usage, reasoning_text};
 use crate::chat::reasoning::{ChunkKind, content_chunks, detail_metadata, detail_text, merge_fragment};
 use crate::dialect::Dialect;
 
+mod exact;
+use exact::exact_content;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Simple {
     Thinking,
@@ -48,6 +51,9 @@ pub struct ChatMapper {
     detail: Option<(u64, Map<String, Value>)>,
     /// Reasoning details were streamed: the plain `reasoning` text repeats them.
     saw_details: bool,
+    /// Text chunks in the API's own byte shape skip the JSON parser (off in the tests that
+    /// hold that path to the serde one).
+    exact: bool,
 }
 
 /// Chat Completions stream events over a stream of SSE events.
@@ -70,6 +76,7 @@ impl ChatMapper {
             saw_tools: false,
             detail: None,
             saw_details: false,
+            exact: true,
         }
     }
 
@@ -206,11 +213,22 @@ impl StreamMapper for ChatMapper {
         "[DONE]"
     }
 
-    fn map(&mut self, event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
-        let event = &event;
+    fn map(&mut self, mut event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
         if self.done {
             return Ok(());
         }
+        // A text chunk after the first adds only its text (no id, usage, reasoning or error).
+        if self.exact
+            && self.started
+            && event.event != "error"
+            && typed_reasoning(&self.dialect)
+            && let Some(text) = exact_content(&event.data)
+        {
+            let text = text.take_from(&mut event.data);
+            self.simple_delta(Simple::Text, text, out);
+            return Ok(());
+        }
+        let event = &event;
         let data = event.data.trim();
         if data == "[DONE]" {
             self.finish(out);

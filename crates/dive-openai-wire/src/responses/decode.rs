@@ -14,6 +14,9 @@ use dive_core::{
     Citation, Content, ModelResponse, ProviderContent, RefusalContent, ServerToolUse, TextContent,
     ThinkingContent, ToolUse, UnknownContent, Usage,
 };
+use std::borrow::Cow;
+
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::wire::{count, metadata, parse_arguments, text};
@@ -159,12 +162,11 @@ pub fn decode_item(item: &Value) -> Vec<Content> {
 
 /// The stop reason of a response: why it ended takes precedence over "it holds tool calls"
 /// (`incomplete` with `max_output_tokens` is an output limit even after a call).
-pub(crate) fn stop_reason(v: &Value, content: &[Content]) -> String {
-    match v.get("status").and_then(Value::as_str).unwrap_or_default() {
+fn status_reason(status: &str, incomplete: Option<&Value>, content: &[Content]) -> String {
+    match status {
         "completed" if content.iter().any(|c| c.as_tool_use().is_some()) => "tool_use".to_owned(),
         "completed" => "end_turn".to_owned(),
-        "incomplete" => v
-            .get("incomplete_details")
+        "incomplete" => incomplete
             .and_then(|d| d.get("reason"))
             .and_then(Value::as_str)
             .unwrap_or("incomplete")
@@ -172,6 +174,44 @@ pub(crate) fn stop_reason(v: &Value, content: &[Content]) -> String {
         "failed" => "error".to_owned(),
         other => other.to_owned(),
     }
+}
+
+/// A whole `response` object: the top level typed, the output items JSON (every kind is
+/// kept verbatim for replay, so they are values anyway).
+#[derive(Debug, Default, Deserialize)]
+struct ResponseObject<'a> {
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    status: Option<Cow<'a, str>>,
+    #[serde(default)]
+    output: Vec<Value>,
+    #[serde(default)]
+    incomplete_details: Option<Value>,
+    #[serde(default)]
+    usage: Option<Value>,
+    #[serde(default, borrow)]
+    service_tier: Option<Cow<'a, str>>,
+}
+
+/// Decodes a response body (the bytes as received).
+pub(crate) fn decode_body(body: &[u8]) -> Result<ModelResponse, serde_json::Error> {
+    Ok(decode_object(serde_json::from_slice(body)?))
+}
+
+fn decode_object(o: ResponseObject<'_>) -> ModelResponse {
+    let mut r = ModelResponse::default();
+    r.id = o.id.map(Cow::into_owned).unwrap_or_default();
+    r.model = o.model.map(Cow::into_owned).unwrap_or_default();
+    r.content = o.output.iter().flat_map(decode_item).collect();
+    let incomplete = o.incomplete_details.filter(|d| !d.is_null());
+    r.stop_reason = status_reason(o.status.as_deref().unwrap_or_default(), incomplete.as_ref(), &r.content);
+    r.stop_details = incomplete;
+    r.usage = o.usage.as_ref().map(decode_usage).unwrap_or_default();
+    r.usage.service_tier = o.service_tier.map(Cow::into_owned);
+    r
 }
 
 /// Decodes a full `response` object (non-streaming, or the one in `response.completed`).
@@ -186,18 +226,7 @@ pub(crate) fn stop_reason(v: &Value, content: &[Content]) -> String {
 /// ```
 #[must_use]
 pub fn decode_response(v: &Value) -> ModelResponse {
-    let mut r = ModelResponse::default();
-    r.id = text(v, "id").unwrap_or_default();
-    r.model = text(v, "model").unwrap_or_default();
-    r.content =
-        v.get("output").and_then(Value::as_array).into_iter().flatten().flat_map(decode_item).collect();
-    r.stop_reason = stop_reason(v, &r.content);
-    if let Some(details) = v.get("incomplete_details").filter(|d| !d.is_null()) {
-        r.stop_details = Some(details.clone());
-    }
-    r.usage = v.get("usage").map(decode_usage).unwrap_or_default();
-    r.usage.service_tier = text(v, "service_tier");
-    r
+    decode_object(ResponseObject::deserialize(v).unwrap_or_default())
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@ mod decode;
 mod encode;
 mod stream;
 
+pub(crate) use decode::decode_body;
 pub use decode::{decode_item, decode_response, decode_usage};
-pub use encode::{ResponsesOptions, encode_request};
-pub(crate) use encode::{encode_fields, encode_tools};
+pub use encode::{ResponsesBody, ResponsesOptions, encode_body, encode_request};
+pub(crate) use encode::{body, encode_tools};
 pub use stream::{ResponsesEvents, ResponsesMapper};

@@ -24,6 +24,9 @@ use crate::responses::decode::{
 use crate::stream_error::stream_error;
 use crate::wire::text;
 
+mod exact;
+use exact::{DeltaKind, exact_delta};
+
 /// A block's key: the output item index, and the content part index inside a message.
 type Key = (u64, Option<u64>);
 
@@ -37,6 +40,9 @@ pub struct ResponsesMapper {
     messages: Vec<(u64, Map<String, Value>)>,
     arguments_seen: Vec<u64>,
     done: bool,
+    /// Delta events in the API's own byte shape skip the JSON parser (off in the tests that
+    /// hold that path to the serde one).
+    exact: bool,
 }
 
 /// Responses API stream events over a stream of SSE events.
@@ -89,6 +95,7 @@ impl ResponsesMapper {
             messages: Vec::new(),
             arguments_seen: Vec::new(),
             done: false,
+            exact: true,
         }
     }
 
@@ -203,18 +210,40 @@ impl StreamMapper for ResponsesMapper {
         "response.completed"
     }
 
-    fn map(&mut self, event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
-        let event = &event;
-        if self.done || event.data.trim().is_empty() || event.data.trim() == "[DONE]" {
+    fn map(&mut self, mut event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if self.done {
             return Ok(());
         }
-        let data: Event<'_> = serde_json::from_str(&event.data).map_err(|e| {
+        if self.exact
+            && let Some(d) = exact_delta(&event.data)
+        {
+            let output = d.output_index.unwrap_or(0);
+            let text = d.delta.take_from(&mut event.data);
+            match d.kind {
+                DeltaKind::Text => {
+                    self.delta((output, d.content_index), ContentDelta::TextDelta { text }, out)
+                }
+                DeltaKind::Summary => {
+                    self.delta((output, None), ContentDelta::ThinkingDelta { thinking: text }, out);
+                }
+                DeltaKind::Arguments => {
+                    self.arguments_seen.push(output);
+                    self.delta((output, None), ContentDelta::InputJsonDelta { partial_json: text }, out);
+                }
+            }
+            return Ok(());
+        }
+        let event = &event;
+        if event.data.trim().is_empty() || event.data.trim() == "[DONE]" {
+            return Ok(());
+        }
+        let mut data: Event<'_> = serde_json::from_str(&event.data).map_err(|e| {
             ProviderError::new(self.provider, LlmErrorKind::Decode, format!("stream event is not JSON: {e}"))
         })?;
-        let kind = data.kind.as_deref().unwrap_or(&event.event).to_owned();
+        let kind = data.kind.take();
         let output = data.output_index.unwrap_or(0);
         let part = data.content_index;
-        match kind.as_str() {
+        match kind.as_deref().unwrap_or(&event.event) {
             "response.created" | "response.in_progress" | "response.queued" => {
                 self.start(data.response.as_ref(), out);
             }

@@ -17,10 +17,8 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-# The event-by-event validator is shared by every provider's interop tests.
-sys.path.insert(
-    0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "dive-provider", "tests", "interop")
-)
+# The event-by-event validator is shared by every provider's interop tests (in dive-test).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "dive-test", "interop"))
 import validate_stream  # noqa: E402
 
 import openai  # noqa: E402

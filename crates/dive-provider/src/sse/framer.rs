@@ -144,8 +144,9 @@ impl Framer {
             return;
         }
         self.data.pop(); // the LF after the last data line
-        // The next event likely has a size like this one; cap what is kept for it.
-        let keep = self.data.len().min(64 * 1024);
+        // The next event likely has a size like this one (its line end included): room for a
+        // little more, so a slightly longer one is not copied to grow; capped.
+        let keep = (self.data.len() + 2).next_power_of_two().min(64 * 1024);
         let data = std::mem::replace(&mut self.data, Vec::with_capacity(keep));
         let data =
             String::from_utf8(data).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());

@@ -1,0 +1,77 @@
+//! The command line of the `bench-clients` binary: `run` (the orchestrator), and the two
+//! child roles it starts, `mock` and `client`.
+
+use crate::client::{ClientKind, Provider};
+
+/// Client-overhead benchmark: dive against a raw reqwest + serde client on a local mock.
+#[derive(Debug, clap::Parser)]
+#[command(name = "bench-clients")]
+pub struct Args {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The roles of the binary.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Run the whole benchmark (starts the mock and one process per client run) and print
+    /// the table.
+    Run(RunArgs),
+    /// Serve the mock on 127.0.0.1 (prints its base URL; exits when stdin closes).
+    Mock,
+    /// Run one client's turns against a mock and print one JSON report.
+    Client(ClientArgs),
+}
+
+/// Options of `run`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// Interleaved repetitions of every client run (medians are reported).
+    #[arg(long, default_value_t = 5)]
+    pub reps: usize,
+    /// Measured turns of a sequential run.
+    #[arg(long, default_value_t = 1000)]
+    pub seq_turns: usize,
+    /// Measured turns of a concurrent run.
+    #[arg(long, default_value_t = 3000)]
+    pub concurrent_turns: usize,
+    /// Turns in flight in the concurrent modes.
+    #[arg(long, default_value_t = 100)]
+    pub concurrency: usize,
+    /// Warm-up turns before measuring (at least the concurrency).
+    #[arg(long, default_value_t = 50)]
+    pub warmup: usize,
+    /// Providers to run (default: both).
+    #[arg(long, value_enum)]
+    pub provider: Vec<Provider>,
+    /// Clients to run (default: raw and dive).
+    #[arg(long, value_enum)]
+    pub client: Vec<ClientKind>,
+}
+
+/// Options of `client`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ClientArgs {
+    /// The mock's base URL (`http://127.0.0.1:port`).
+    #[arg(long)]
+    pub url: String,
+    /// Which client.
+    #[arg(long, value_enum)]
+    pub client: ClientKind,
+    /// Which API.
+    #[arg(long, value_enum)]
+    pub provider: Provider,
+    /// Stream the model calls (SSE).
+    #[arg(long)]
+    pub stream: bool,
+    /// Turns in flight at once.
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// Measured turns.
+    #[arg(long, default_value_t = 100)]
+    pub turns: usize,
+    /// Warm-up turns.
+    #[arg(long, default_value_t = 10)]
+    pub warmup: usize,
+}

@@ -1,0 +1,64 @@
+//! The `bench-clients` binary: `run` prints the client-overhead table; `mock` and `client`
+//! are the child processes `run` starts (see the crate's README).
+
+mod alloc;
+
+use std::io::Read;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use bench_clients::args::{Args, ClientArgs, Command, RunArgs};
+use bench_clients::client::Client;
+use bench_clients::{BenchError, measure, mock, orchestrate, report};
+use clap::Parser;
+
+#[global_allocator]
+static GLOBAL: alloc::Counting = alloc::Counting;
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let result = match args.command {
+        Command::Run(run) => run_all(&run),
+        Command::Mock => serve_mock(),
+        Command::Client(client) => run_client(&client),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bench-clients: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_all(args: &RunArgs) -> Result<(), BenchError> {
+    let samples = orchestrate::run(args)?;
+    println!("{}", report::tables(&samples, args.concurrency));
+    Ok(())
+}
+
+fn serve_mock() -> Result<(), BenchError> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        println!("http://{}", listener.local_addr()?);
+        // The mock lives as long as its parent holds its stdin open.
+        std::thread::spawn(|| {
+            let _ = std::io::stdin().read_to_end(&mut Vec::new());
+            std::process::exit(0);
+        });
+        mock::serve(listener, Arc::new(AtomicU64::new(0))).await?;
+        Ok(())
+    })
+}
+
+fn run_client(args: &ClientArgs) -> Result<(), BenchError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let report = runtime.block_on(async {
+        let client = Client::new(args.client, args.provider, &args.url, args.stream)?;
+        measure::measure(client, args.warmup, args.turns, args.concurrency, alloc::counts).await
+    })?;
+    println!("{}", serde_json::to_string(&report)?);
+    Ok(())
+}

@@ -1,0 +1,42 @@
+//! The harness cannot rot: one short run of every mode with every client and provider, at
+//! concurrency 2, through the real binary (mock and clients in their own processes). The run
+//! itself checks every final answer and the mock's request count; this test checks that it
+//! succeeded and printed a table with every row. No timing is asserted.
+
+use std::process::Command;
+
+#[test]
+fn every_mode_of_every_client_and_provider_answers_right() {
+    let output = Command::new(env!("CARGO_BIN_EXE_bench-clients"))
+        .args(["run", "--reps", "1", "--seq-turns", "2", "--concurrent-turns", "4", "--concurrency", "2"])
+        .args(["--warmup", "2"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the run failed: {stderr}");
+    let table = String::from_utf8_lossy(&output.stdout);
+    for row in [
+        "| raw reqwest + serde (the limit), Chat Completions |",
+        "| dive, Chat Completions |",
+        "| raw reqwest + serde (the limit), Anthropic Messages |",
+        "| dive, Anthropic Messages |",
+    ] {
+        assert!(table.contains(row), "no row {row:?} in\n{table}");
+    }
+    // 2 providers × 4 modes × 2 clients, one repetition each.
+    assert_eq!(stderr.matches(" rep 1: ").count(), 16, "{stderr}");
+}
+
+#[test]
+fn a_client_without_its_mock_fails() {
+    // A port that was free a moment ago: nothing answers there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}");
+    let output = Command::new(env!("CARGO_BIN_EXE_bench-clients"))
+        .args(["client", "--url", &url, "--client", "raw", "--provider", "chat"])
+        .args(["--turns", "1", "--warmup", "0"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success(), "a client without a server must fail");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("raw client HTTP call failed"));
+}

@@ -1,0 +1,165 @@
+//! The byte-shape fast path for Chat Completions text chunks: most of a stream is chunks
+//! whose one choice carries only `content`, in the flat shape OpenAI writes every time. Such a
+//! chunk is read here without the JSON parser, and its text cut out of the event's own buffer.
+//! Anything else — another choice shape, an unknown or repeated key, whitespace, a `null`
+//! where a string was expected — falls back to the serde path in `stream.rs`; the property
+//! test below holds the two to the same answers.
+
+use dive_provider::{ExactJson, ExactStr};
+
+/// The one choice of a text chunk, as the API writes it, up to the text.
+const CHOICE: &str = r#""choices":[{"index":0,"delta":{"content":"#;
+/// The rest of that choice after the text.
+const CHOICE_END: &str = r#"},"logprobs":null,"finish_reason":null}]"#;
+
+/// The `content` of `data` when it is a text chunk in the API's flat shape: `id`, `object`
+/// (`chat.completion.chunk`), `created`, `model`, `service_tier`, `system_fingerprint`,
+/// `usage` (`null`) and `obfuscation`, each at most once, in any order, and one choice that
+/// carries only `content` and no finish reason. `None` for anything else.
+pub(super) fn exact_content(data: &str) -> Option<ExactStr> {
+    fn once(seen: &mut u16, bit: u16) -> Option<()> {
+        if *seen & bit != 0 {
+            return None; // a repeated key: serde's to judge
+        }
+        *seen |= bit;
+        Some(())
+    }
+    let mut j = ExactJson::new(data);
+    j.lit("{")?;
+    let mut seen = 0u16;
+    let mut content = None;
+    loop {
+        if j.lit(CHOICE).is_some() {
+            once(&mut seen, 1)?;
+            content = Some(j.string_at()?);
+            j.lit(CHOICE_END)?;
+        } else if j.lit(r#""object":"chat.completion.chunk""#).is_some() {
+            once(&mut seen, 2)?;
+        } else if j.lit(r#""created":"#).is_some() {
+            once(&mut seen, 4)?;
+            j.uint()?;
+        } else if j.lit(r#""usage":null"#).is_some() {
+            once(&mut seen, 8)?;
+        } else {
+            let keys = [
+                r#""id":"#,
+                r#""model":"#,
+                r#""service_tier":"#,
+                r#""system_fingerprint":"#,
+                r#""obfuscation":"#,
+            ];
+            let key = keys.iter().position(|k| j.lit(k).is_some())?;
+            once(&mut seen, 16 << key)?;
+            j.string_at()?;
+        }
+        if j.lit(",").is_none() {
+            break;
+        }
+    }
+    j.lit("}")?;
+    j.is_end().then_some(())?;
+    content
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use dive_provider::{SseEvent, StreamMapper};
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::Dialect;
+    use crate::chat::stream::ChatMapper;
+
+    fn sse(data: &str) -> SseEvent {
+        let mut e = SseEvent::default();
+        e.event = "message".into();
+        e.data = data.into();
+        e
+    }
+
+    /// Both paths from the same start: a first chunk, then `data`.
+    fn run(exact: bool, data: &str) -> Result<Vec<dive_core::StreamEvent>, String> {
+        let mut m = ChatMapper::new("openai", Dialect::openai());
+        m.exact = exact;
+        let mut out = VecDeque::new();
+        m.map(
+            sse(
+                r#"{"id":"c","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}"#,
+            ),
+            &mut out,
+        )
+        .unwrap();
+        out.clear();
+        m.map(sse(data), &mut out).map_err(|e| e.message)?;
+        Ok(out.into())
+    }
+
+    /// A JSON string for `text`, each character written as serde writes it or as a `\u` escape.
+    fn encode(text: &[(char, bool)]) -> String {
+        let mut s = String::from("\"");
+        for &(c, escape) in text {
+            if escape {
+                let mut buf = [0u16; 2];
+                for unit in c.encode_utf16(&mut buf) {
+                    s.push_str(&format!("\\u{unit:04x}"));
+                }
+            } else {
+                s.push_str(
+                    serde_json::to_string(&c.to_string())
+                        .unwrap()
+                        .get(1..)
+                        .and_then(|q| q.strip_suffix('"'))
+                        .unwrap(),
+                );
+            }
+        }
+        s.push('"');
+        s
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1500))]
+
+        #[test]
+        fn the_fast_path_agrees_with_serde(
+            text in proptest::collection::vec((any::<char>(), any::<bool>()), 0..16),
+            fields in proptest::collection::vec(0usize..12, 0..9),
+            spaced in any::<bool>(),
+        ) {
+            let content = encode(&text);
+            let parts: Vec<String> = fields.iter().map(|f| match f {
+                0 | 1 => format!(r#""choices":[{{"index":0,"delta":{{"content":{content}}},"logprobs":null,"finish_reason":null}}]"#),
+                2 => r#""id":"chatcmpl-9nhARrdUiJWEMd5plwV1Gc9NCjb9M""#.to_owned(),
+                3 => r#""object":"chat.completion.chunk""#.to_owned(),
+                4 => r#""created":1721631035"#.to_owned(),
+                5 => r#""model":"gpt-4o-2024-05-13""#.to_owned(),
+                6 => r#""system_fingerprint":"fp_18cc0f1fa0""#.to_owned(),
+                7 => r#""service_tier":"default""#.to_owned(),
+                8 => r#""usage":null"#.to_owned(),
+                9 => r#""obfuscation":"x1""#.to_owned(),
+                10 => format!(r#""choices":[{{"index":0,"delta":{{"content":{content}}},"logprobs":null,"finish_reason":"stop"}}]"#),
+                _ => r#""usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}"#.to_owned(),
+            }).collect();
+            let mut data = format!("{{{}}}", parts.join(","));
+            if spaced {
+                data = data.replace(",\"", ", \"");
+            }
+            prop_assert_eq!(run(true, &data), run(false, &data), "{}", data);
+            let mut keys: Vec<usize> = fields.iter().map(|f| if *f == 1 { 0 } else { *f }).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            if !spaced && keys.len() == fields.len() && fields.iter().any(|f| *f < 2) && fields.iter().all(|f| *f < 10) {
+                prop_assert!(exact_content(&data).is_some(), "the fast path refused {}", data);
+            }
+        }
+    }
+
+    #[test]
+    fn the_recorded_text_chunk_takes_the_fast_path() {
+        let data = r#"{"id":"chatcmpl-9nhARrdUiJWEMd5plwV1Gc9NCjb9M","object":"chat.completion.chunk","created":1721631035,"model":"gpt-4o-2024-05-13","system_fingerprint":"fp_18cc0f1fa0","choices":[{"index":0,"delta":{"content":"我是"},"logprobs":null,"finish_reason":null}],"usage":null}"#;
+        assert_eq!(exact_content(data).unwrap().to_string_in(data), "我是");
+        assert_eq!(run(true, data), run(false, data));
+    }
+}

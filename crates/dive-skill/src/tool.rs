@@ -1,0 +1,88 @@
+//! The `Skill` tool: the model asks for a skill by name (an enum of the real skills) with
+//! optional arguments; the tool renders its content for the PostToolUse hook to deliver.
+
+use std::sync::Arc;
+
+use dive_core::{BoxFuture, Tool, ToolContext, ToolError, ToolResult};
+use serde_json::{Value, json};
+
+use crate::extension::Shared;
+use crate::state::SkillState;
+
+/// The tool's name, as Claude Code's (models are tuned to it).
+pub const SKILL_TOOL: &str = "Skill";
+
+const DESCRIPTION: &str = "Loads a skill: instructions for a particular kind of task, listed in the `skills` \
+reminder. Call it with the skill's name (and its arguments, if any, in `args`) before doing a task a skill \
+describes, then follow the instructions it returns. A skill already loaded in this conversation does not \
+need loading again.";
+
+/// The `Skill` tool of a [`SkillExtension`](crate::SkillExtension).
+pub(crate) struct SkillTool {
+    shared: Arc<Shared>,
+    schema: Value,
+}
+
+impl std::fmt::Debug for SkillTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkillTool").field("schema", &self.schema).finish_non_exhaustive()
+    }
+}
+
+impl SkillTool {
+    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+        let names: Vec<&str> = shared.skills.model_invocable().map(|s| s.name.as_str()).collect();
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "skill": {"type": "string", "enum": names, "description": "The name of the skill to load."},
+                "args": {"type": "string", "description": "Arguments for the skill, if it takes any."}
+            },
+            "required": ["skill"],
+            "additionalProperties": false
+        });
+        Self { shared, schema }
+    }
+}
+
+impl Tool for SkillTool {
+    fn name(&self) -> &str {
+        SKILL_TOOL
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+        Box::pin(async move {
+            let name = input.get("skill").and_then(Value::as_str).unwrap_or_default();
+            let args = input.get("args").and_then(Value::as_str).unwrap_or_default();
+            let Some(skill) = self.shared.skills.get(name).filter(|s| s.model_invocable()) else {
+                let known: Vec<&str> =
+                    self.shared.skills.model_invocable().map(|s| s.name.as_str()).collect();
+                return Ok(ToolResult::error(format!(
+                    "There is no skill `{name}` you can load. The skills are: {}.",
+                    known.join(", ")
+                )));
+            };
+            let pending = self.shared.render(skill, args).await;
+            let state = SkillState::of(&ctx.run.values);
+            let mut inner = state.lock();
+            // The same content (same skill, same arguments) is never delivered twice.
+            if inner.loaded.contains(&pending.content) {
+                return Ok(ToolResult::text(format!(
+                    "The skill `{name}` is already loaded in this conversation with these arguments: \
+                     follow its instructions above."
+                )));
+            }
+            inner.pending.insert(ctx.call_id.to_string(), pending);
+            drop(inner);
+            Ok(ToolResult::text(format!("Launching skill: {name}")))
+        })
+    }
+}
