@@ -1,14 +1,15 @@
 //! Stream decoding cost: a long thinking + text + tool-call `/api/chat` NDJSON stream, fed in
-//! 37-byte chunks (and one read per line) through `decode_ndjson` and `dive_ollama::events` (with
-//! its `<think>` splitter and accumulator), reported as bytes/s and lines/s.
+//! 37-byte chunks (and one read per line) through `decode_ndjson_lines` and
+//! `dive_ollama::line_events` (each line read straight into typed structs, with the `<think>`
+//! splitter and accumulator: the provider's path), reported as bytes/s and lines/s.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::hint::black_box;
 
 use bytes::Bytes;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use dive_ollama::events;
-use dive_provider::decode_ndjson;
+use dive_ollama::line_events;
+use dive_provider::{decode_ndjson, decode_ndjson_lines};
 use futures::StreamExt;
 use serde_json::json;
 
@@ -44,8 +45,8 @@ fn decode(chunks: &[Bytes]) -> u64 {
     // Bytes clones share the buffer; the provider's stream owns its input ('static).
     let owned: Vec<Bytes> = chunks.to_vec();
     let input = futures::stream::iter(owned.into_iter().map(Ok::<_, std::io::Error>));
-    let lines = decode_ndjson("ollama", input);
-    let mut events = events(Box::pin(lines), None);
+    let lines = decode_ndjson_lines("ollama", input);
+    let mut events = line_events(Box::pin(lines), None);
     futures::executor::block_on(async {
         let mut n = 0;
         while let Some(e) = events.next().await {
@@ -76,6 +77,15 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let input = futures::stream::iter(chunks.iter().cloned().map(Ok::<_, std::io::Error>));
             futures::executor::block_on(decode_ndjson("ollama", input).fold(0u64, |n, v| async move {
+                black_box(v.unwrap());
+                n + 1
+            }))
+        })
+    });
+    parts.bench_function("ndjson_lines_framing_only", |b| {
+        b.iter(|| {
+            let input = futures::stream::iter(chunks.iter().cloned().map(Ok::<_, std::io::Error>));
+            futures::executor::block_on(decode_ndjson_lines("ollama", input).fold(0u64, |n, v| async move {
                 black_box(v.unwrap());
                 n + 1
             }))

@@ -6,7 +6,6 @@ use dive_provider::{
     CallContext, Encoded, EncodedTools, HttpProvider, ProviderBuilder, ProviderError, ToolCache, Vendor,
     WireFormat,
 };
-use serde_json::Value;
 
 use crate::PROVIDER;
 use crate::body::Body;
@@ -14,7 +13,7 @@ use crate::catalog::{DEFAULT_MODEL, model_info};
 use crate::decode::decode_response;
 use crate::encode::{EncodeOptions, encode_request, encode_tools};
 use crate::host::{DEFAULT_HOST, parse_host};
-use crate::response::{Line, line_error_of};
+use crate::response::Line;
 use crate::stream::{ChatMapper, line_error};
 
 /// What Ollama is: a local server (no key needed; `OLLAMA_API_KEY`, when set, is sent as a
@@ -136,11 +135,11 @@ impl WireFormat for Chat {
         let decode_error = |e: serde_json::Error| {
             ProviderError::new(PROVIDER, LlmErrorKind::Decode, format!("response is not JSON: {e}"))
         };
-        let v: Value = serde_json::from_slice(body).map_err(decode_error)?;
-        if let Some(error) = line_error_of(&v) {
+        let line = Line::parse(body).map_err(decode_error)?;
+        if let Some(error) = &line.error {
             return Err(line_error(error));
         }
-        Ok(decode_response(&v, Line::read(&v).map_err(decode_error)?))
+        Ok(decode_response(line))
     }
 
     fn mapper(&self, _call: &CallContext<'_>) -> ChatMapper {

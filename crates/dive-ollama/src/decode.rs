@@ -1,6 +1,8 @@
 //! `/api/chat` responses (a whole response or one stream line, read as a typed
 //! [`Line`](crate::response::Line)) → content blocks, stop reason and [`Usage`].
 
+use std::borrow::Cow;
+
 use dive_core::{Content, ModelResponse, ThinkingContent, ToolUse, Usage, new_id};
 use serde_json::{Map, Value, json};
 
@@ -20,18 +22,20 @@ pub(crate) fn stop_reason(done_reason: Option<&str>, called_tools: bool) -> Stri
 }
 
 /// Durations and other extras of the final line worth keeping in `ModelResponse::metadata`.
-pub(crate) fn metadata(v: &Value) -> Map<String, Value> {
+pub(crate) fn metadata(line: &mut Line<'_>) -> Map<String, Value> {
     let mut out = Map::new();
-    for key in [
-        "done_reason",
-        "created_at",
-        "total_duration",
-        "load_duration",
-        "prompt_eval_duration",
-        "eval_duration",
+    if let Some(reason) = &line.done_reason {
+        out.insert("done_reason".into(), Value::String(reason.to_string()));
+    }
+    for (key, v) in [
+        ("created_at", line.created_at.take()),
+        ("total_duration", line.total_duration.take()),
+        ("load_duration", line.load_duration.take()),
+        ("prompt_eval_duration", line.prompt_eval_duration.take()),
+        ("eval_duration", line.eval_duration.take()),
     ] {
-        if let Some(x) = v.get(key).filter(|x| !x.is_null()) {
-            out.insert(key.into(), x.clone());
+        if let Some(x) = v {
+            out.insert(key.into(), x);
         }
     }
     out
@@ -46,21 +50,21 @@ pub(crate) fn decode_tool_call(call: ToolCall<'_>) -> ToolUse {
         Some(v @ Value::Object(_)) => v,
         _ => json!({}),
     };
-    let id = call.id.filter(|s| !s.is_empty()).map_or_else(|| new_id("call"), str::to_owned);
+    let id = call.id.filter(|s| !s.is_empty()).map_or_else(|| new_id("call"), Cow::into_owned);
     ToolUse::new(id, function.name.unwrap_or_default(), input)
 }
 
-/// Decodes a whole (non-streaming) response (`v`, read as `line`).
-pub(crate) fn decode_response(v: &Value, line: Line<'_>) -> ModelResponse {
+/// Decodes a whole (non-streaming) response.
+pub(crate) fn decode_response(mut line: Line<'_>) -> ModelResponse {
     let mut r = ModelResponse::default();
-    r.model = line.model.unwrap_or_default().to_owned();
+    r.model = line.model.as_deref().unwrap_or_default().to_owned();
     r.usage = decode_usage(&line);
-    r.metadata = metadata(v);
+    r.metadata = metadata(&mut line);
     let message = line.message.unwrap_or_default();
     if let Some(thinking) = message.thinking.filter(|t| !t.is_empty()) {
         r.content.push(Content::Thinking(ThinkingContent::new(thinking, None)));
     }
-    for segment in split_all(message.content.unwrap_or_default()) {
+    for segment in split_all(message.content.as_deref().unwrap_or_default()) {
         r.content.push(match segment {
             ThinkSegment::Thinking(t) => Content::Thinking(ThinkingContent::new(t, None)),
             ThinkSegment::Text(t) => Content::text(t),
@@ -69,7 +73,7 @@ pub(crate) fn decode_response(v: &Value, line: Line<'_>) -> ModelResponse {
     let calls = message.tool_calls.unwrap_or_default();
     let called = !calls.is_empty();
     r.content.extend(calls.into_iter().map(|c| Content::ToolUse(decode_tool_call(c))));
-    r.stop_reason = stop_reason(line.done_reason, called);
+    r.stop_reason = stop_reason(line.done_reason.as_deref(), called);
     r
 }
 
@@ -78,7 +82,7 @@ mod tests {
     use super::*;
 
     fn decode_response(v: &Value) -> ModelResponse {
-        super::decode_response(v, Line::read(v).unwrap())
+        super::decode_response(Line::read(v).unwrap())
     }
 
     #[test]

@@ -52,7 +52,7 @@ pub use body::Body;
 pub use catalog::{DEFAULT_MODEL, MODELS, model_info};
 pub use host::{DEFAULT_HOST, parse_host};
 pub use options::OllamaOptions;
-pub use stream::{ChatMapper, events};
+pub use stream::{ChatMapper, events, line_events};
 pub use think::{ThinkSegment, ThinkSplitter};
 
 /// The provider name reported by [`Ollama`] and its errors.

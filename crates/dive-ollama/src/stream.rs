@@ -14,12 +14,13 @@ use dive_core::{
     BoxStream, Content, ContentDelta, LlmErrorKind, MessageDelta, ModelResponse, Pricing, StreamEvent,
     ThinkingContent,
 };
-use dive_provider::{Events, ProviderError, StreamMapper, classify};
+use dive_provider::{Events, NdjsonLine, ProviderError, StreamMapper, classify};
+use futures_util::StreamExt;
 use serde_json::Value;
 
 use crate::PROVIDER;
 use crate::decode::{decode_tool_call, decode_usage, stop_reason};
-use crate::response::{Line, line_error_of};
+use crate::response::Line;
 use crate::think::{ThinkSegment, ThinkSplitter};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,19 +103,19 @@ impl ChatMapper {
 }
 
 impl StreamMapper for ChatMapper {
-    type Frame = Value;
+    type Frame = NdjsonLine;
 
-    fn map(&mut self, v: Value, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
-        if let Some(error) = line_error_of(&v) {
-            return Err(line_error(error));
-        }
-        let line = Line::read(&v).map_err(|e| {
+    fn map(&mut self, frame: NdjsonLine, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        let line = Line::parse(frame.as_bytes()).map_err(|e| {
             ProviderError::new(PROVIDER, LlmErrorKind::Decode, format!("unreadable stream line: {e}"))
         })?;
+        if let Some(error) = &line.error {
+            return Err(line_error(error));
+        }
         if !self.started {
             self.started = true;
             let mut message = ModelResponse::default();
-            message.model = line.model.unwrap_or_default().to_owned();
+            message.model = line.model.as_deref().unwrap_or_default().to_owned();
             out.push_back(StreamEvent::MessageStart { message });
         }
         let done = line.is_done();
@@ -122,10 +123,10 @@ impl StreamMapper for ChatMapper {
         let done_reason = line.done_reason;
         let m = line.message.unwrap_or_default();
         if let Some(thinking) = m.thinking.filter(|t| !t.is_empty()) {
-            self.append(Kind::Thinking, thinking.to_owned(), out);
+            self.append(Kind::Thinking, thinking.into_owned(), out);
         }
         if let Some(text) = m.content.filter(|t| !t.is_empty()) {
-            let segments = self.splitter.push(text);
+            let segments = self.splitter.push(&text);
             self.segments(segments, out);
         }
         if let Some(calls) = m.tool_calls.filter(|c| !c.is_empty()) {
@@ -155,7 +156,7 @@ impl StreamMapper for ChatMapper {
             let held = self.splitter.finish();
             self.segments(held, out);
             self.close(out);
-            let reason = stop_reason(done_reason, self.called_tools);
+            let reason = stop_reason(done_reason.as_deref(), self.called_tools);
             out.push_back(StreamEvent::MessageDelta {
                 delta: MessageDelta::stop(reason),
                 usage: Some(usage),
@@ -171,13 +172,23 @@ impl StreamMapper for ChatMapper {
 }
 
 /// The stream of one `/api/chat` call: NDJSON lines in (see
-/// [`decode_ndjson`](dive_provider::decode_ndjson)), [`StreamEvent`]s out, with the final
-/// usage priced (`pricing`) and the end of the stream checked (see [`Events`]).
+/// [`decode_ndjson_lines`](dive_provider::decode_ndjson_lines)), each read straight into
+/// typed structs, [`StreamEvent`]s out, with the final usage priced (`pricing`) and the end
+/// of the stream checked (see [`Events`]). This is what the provider runs.
+pub fn line_events(
+    lines: BoxStream<Result<NdjsonLine, ProviderError>>,
+    pricing: Option<Pricing>,
+) -> Events<ChatMapper> {
+    Events::new(PROVIDER, lines, ChatMapper::new(), pricing)
+}
+
+/// [`line_events`] for lines already decoded as JSON values (see
+/// [`decode_ndjson`](dive_provider::decode_ndjson)); each is written back as a line first.
 pub fn events(
     lines: BoxStream<Result<Value, ProviderError>>,
     pricing: Option<Pricing>,
 ) -> Events<ChatMapper> {
-    Events::new(PROVIDER, lines, ChatMapper::new(), pricing)
+    line_events(Box::pin(lines.map(|line| line.map(NdjsonLine::from))), pricing)
 }
 
 #[cfg(test)]

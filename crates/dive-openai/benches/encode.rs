@@ -1,7 +1,10 @@
 //! Per-call cost of Chat Completions and the Responses API with a long history: one
 //! `generate` of a 20-message history (text, tool calls, tool results) with 10 tools against a
 //! local keep-alive server answering a canned response, so encoding the body, the tool list
-//! and decoding the reply are what changes between runs (the HTTP round trip is the same).
+//! and decoding the reply are what changes between runs (the HTTP round trip is the same);
+//! and the Chat Completions body alone serialized to bytes (`chat::encode_body`), with its 10
+//! tools encoded in the call and without tools (what a provider encodes per call once its
+//! tool list is cached).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -50,7 +53,12 @@ fn bench(c: &mut Criterion) {
     let dialect = dive_openai::dialect();
     let opts = dive_openai::chat::ChatOptions::new("gpt-5.5", &dialect);
     group.bench_function("chat_completions_encode_body", |b| {
-        b.iter(|| serde_json::to_vec(&dive_openai::chat::encode_request(&request, &opts)).unwrap().len());
+        b.iter(|| serde_json::to_vec(&dive_openai::chat::encode_body(&request, &opts)).unwrap().len());
+    });
+    // The part a provider encodes per call once its tool list is cached.
+    let history = request.clone().with_tools(Vec::new());
+    group.bench_function("chat_completions_encode_body_without_tools", |b| {
+        b.iter(|| serde_json::to_vec(&dive_openai::chat::encode_body(&history, &opts)).unwrap().len());
     });
     group.finish();
 }

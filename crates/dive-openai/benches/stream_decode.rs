@@ -224,7 +224,9 @@ async fn full_path<M: dive_provider::StreamMapper<Frame = dive_provider::SseEven
     reads: &[Bytes],
     mapper: M,
 ) -> usize {
-    let input = futures::stream::iter(reads.to_vec().into_iter().map(Ok::<_, std::io::Error>));
+    // Bytes clones share the buffer; the provider's stream owns its input ('static).
+    let owned: Vec<Bytes> = reads.to_vec();
+    let input = futures::stream::iter(owned.into_iter().map(Ok::<_, std::io::Error>));
     let sse = Box::pin(dive_provider::decode_sse("openai", input));
     let events = dive_provider::Events::new("openai", sse, mapper, None);
     events.fold(0, |n, e| async move { n + usize::from(e.is_ok()) }).await

@@ -46,7 +46,7 @@ mod wire;
 
 pub use builder::ProviderBuilder;
 pub use events::{Events, price};
-pub use ndjson::decode_ndjson;
+pub use ndjson::{NdjsonLine, decode_ndjson, decode_ndjson_lines};
 pub use provider::HttpProvider;
 pub use tools::{EncodedTools, ToolCache};
 pub use vendor::Vendor;

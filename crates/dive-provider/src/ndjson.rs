@@ -1,12 +1,40 @@
-//! Newline-delimited JSON decoding: a byte stream in, one JSON value per line out.
+//! Newline-delimited JSON decoding: a byte stream in, one line out ([`NdjsonLine`], for a
+//! wire format that reads each line into its own typed structs) or one JSON value a line
+//! ([`decode_ndjson`]).
 
 use std::error::Error as StdError;
 
-use crate::ProviderError;
-use bytes::{Buf, BytesMut};
-use dive_core::LlmErrorKind;
+use crate::{Frame, ProviderError};
+use bytes::{Buf, Bytes, BytesMut};
+use dive_core::{BoxStream, LlmErrorKind};
 use futures_util::{Stream, StreamExt, stream};
 use serde_json::Value;
+
+/// One NDJSON line (its `\n` / `\r\n` removed, never blank), not parsed: the stream mapper
+/// reads it straight into its typed structs (`serde_json::from_slice(line.as_bytes())`).
+#[derive(Debug, Clone)]
+pub struct NdjsonLine(Bytes);
+
+impl NdjsonLine {
+    /// The line's bytes.
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// A decoded value written back as a line (for callers holding values already).
+impl From<Value> for NdjsonLine {
+    fn from(v: Value) -> Self {
+        Self(Bytes::from(v.to_string()))
+    }
+}
+
+impl Frame for NdjsonLine {
+    fn frames(provider: &'static str, response: reqwest::Response) -> BoxStream<Result<Self, ProviderError>> {
+        Box::pin(decode_ndjson_lines(provider, Box::pin(response.bytes_stream())))
+    }
+}
 
 /// The longest line accepted (a guard against a server that never sends a newline).
 const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -48,6 +76,29 @@ where
     B: AsRef<[u8]>,
     E: StdError + Send + Sync + 'static,
 {
+    decode_ndjson_lines(provider, bytes).scan(false, move |ended, line| {
+        if *ended {
+            return std::future::ready(None);
+        }
+        let item = line.and_then(|l| parse(provider, l.as_bytes(), LlmErrorKind::Decode));
+        *ended = item.is_err();
+        std::future::ready(Some(item))
+    })
+}
+
+/// [`decode_ndjson`]'s framing without the parse: one [`NdjsonLine`] a line, with the same
+/// rules (split lines, `\r\n`, blank lines, a last line without newline, the 16 MiB guard);
+/// a cut inside the last line is `StreamInterrupted`. A line that is not JSON is the
+/// reader's `Decode` error.
+pub fn decode_ndjson_lines<S, B, E>(
+    provider: &'static str,
+    bytes: S,
+) -> impl Stream<Item = Result<NdjsonLine, ProviderError>> + use<S, B, E>
+where
+    S: Stream<Item = Result<B, E>> + Unpin,
+    B: AsRef<[u8]>,
+    E: StdError + Send + Sync + 'static,
+{
     let state = State { bytes, buf: BytesMut::new(), scanned: 0, done: false, provider };
     stream::unfold(state, |mut st| async move {
         if st.done {
@@ -58,9 +109,7 @@ where
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                let item = parse(st.provider, &line, LlmErrorKind::Decode);
-                st.done = item.is_err();
-                return Some((item, st));
+                return Some((Ok(NdjsonLine(line.freeze())), st));
             }
             if st.buf.len() > MAX_LINE {
                 st.done = true;
@@ -80,7 +129,14 @@ where
                     if rest.iter().all(u8::is_ascii_whitespace) {
                         return None;
                     }
-                    return Some((parse(st.provider, &rest, LlmErrorKind::StreamInterrupted), st));
+                    // A last line without newline counts only when it is whole JSON.
+                    let whole = parse_as::<serde::de::IgnoredAny>(
+                        st.provider,
+                        &rest,
+                        LlmErrorKind::StreamInterrupted,
+                    )
+                    .map(|_| NdjsonLine(rest.freeze()));
+                    return Some((whole, st));
                 }
             }
         }
@@ -105,6 +161,14 @@ fn next_line(buf: &mut BytesMut, scanned: &mut usize) -> Option<BytesMut> {
 }
 
 fn parse(provider: &'static str, line: &[u8], kind: LlmErrorKind) -> Result<Value, ProviderError> {
+    parse_as(provider, line, kind)
+}
+
+fn parse_as<T: serde::de::DeserializeOwned>(
+    provider: &'static str,
+    line: &[u8],
+    kind: LlmErrorKind,
+) -> Result<T, ProviderError> {
     serde_json::from_slice(line).map_err(|e| {
         let what = if kind == LlmErrorKind::StreamInterrupted {
             "stream ended inside a line"

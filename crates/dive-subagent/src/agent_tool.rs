@@ -143,7 +143,7 @@ fn record(handle: &RunHandle, report: &Report) {
     handle.add_usage(&report.usage);
     let status = match &report.stopped {
         None => RunStatus::Completed,
-        Some(_) if handle.token().is_cancelled() => RunStatus::Stopped,
+        Some(reason) if handle.token().is_cancelled() || reason.starts_with("canceled") => RunStatus::Stopped,
         Some(_) => RunStatus::Failed,
     };
     handle.finish(status, report.to_text());

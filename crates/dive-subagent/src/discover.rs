@@ -1,6 +1,6 @@
 //! [`Discovery`]: agent files in the project (only when the workspace is trusted), then in
-//! the user's home; project definitions win over user ones, and both over nothing built in
-//! only when no built-in has the name.
+//! the user's home; the built-ins (when asked for) win over both, and project definitions
+//! over user ones.
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -43,13 +43,15 @@ pub trait AgentFactory: Send + Sync {
 }
 
 type ToolsFor = dyn Fn(&Path, &[Arc<dyn Tool>]) -> Vec<Arc<dyn Tool>> + Send + Sync;
+type HooksFor = dyn Fn(&Definition) -> Hooks + Send + Sync;
 
 /// The factory most applications need: the parent's model (or a named one from
 /// [`with_model`](Self::with_model)), the definition's prompt as system prompt, the filtered
-/// tools, `maxTurns` as the tool round limit, and optional hooks.
+/// tools, `maxTurns` as the tool round limit, the definition's `skills` preloaded in full
+/// into its system prompt (from [`with_skills`](Self::with_skills)), and hooks.
 ///
-/// The definition's `permissionMode` and `effort` are left to a custom factory (they need a
-/// permission manager and model settings this crate does not own).
+/// The definition's `permissionMode` is applied through [`with_hooks_for`](Self::with_hooks_for)
+/// (a permission hook for the mode); `effort` is left to a custom factory.
 ///
 /// ```
 /// use dive_subagent::DefaultFactory;
@@ -63,7 +65,9 @@ pub struct DefaultFactory {
     model: Arc<dyn Llm>,
     models: HashMap<String, Arc<dyn Llm>>,
     hooks: Hooks,
+    hooks_for: Option<Arc<HooksFor>>,
     tools_for: Option<Arc<ToolsFor>>,
+    skills: dive_skill::SkillSet,
 }
 
 impl std::fmt::Debug for DefaultFactory {
@@ -84,7 +88,14 @@ impl DefaultFactory {
     /// Subagents on a shared model.
     #[must_use]
     pub fn from_arc(model: Arc<dyn Llm>) -> Self {
-        Self { model, models: HashMap::new(), hooks: Hooks::new(), tools_for: None }
+        Self {
+            model,
+            models: HashMap::new(),
+            hooks: Hooks::new(),
+            hooks_for: None,
+            tools_for: None,
+            skills: dive_skill::SkillSet::new(),
+        }
     }
 
     /// The model a definition's `model: <name>` means (case-insensitive). A name the factory
@@ -100,6 +111,43 @@ impl DefaultFactory {
     pub fn with_hooks(mut self, hooks: Hooks) -> Self {
         self.hooks = hooks;
         self
+    }
+
+    /// Hooks made for each definition, added after [`with_hooks`](Self::with_hooks)'s: the
+    /// place to turn `permissionMode` into a permission hook.
+    #[must_use]
+    pub fn with_hooks_for(
+        mut self,
+        hooks_for: impl Fn(&Definition) -> Hooks + Send + Sync + 'static,
+    ) -> Self {
+        self.hooks_for = Some(Arc::new(hooks_for));
+        self
+    }
+
+    /// The skills a definition's `skills` field names; each named skill's instructions are
+    /// preloaded in full into the subagent's system prompt (a name not found is logged and
+    /// skipped).
+    #[must_use]
+    pub fn with_skills(mut self, skills: dive_skill::SkillSet) -> Self {
+        self.skills = skills;
+        self
+    }
+
+    /// The system prompt: the definition's, then its preloaded skills.
+    fn system_prompt(&self, definition: &Definition) -> String {
+        let mut prompt = definition.prompt.clone();
+        for name in &definition.skills {
+            let Some(skill) = self.skills.get(name) else {
+                tracing::warn!(subagent = %definition.name, skill = %name, "a subagent's preloaded skill was not found");
+                continue;
+            };
+            prompt.push_str(&format!(
+                "\n\n<skill name=\"{}\">\n{}\n</skill>",
+                skill.name,
+                skill.body.trim_end()
+            ));
+        }
+        prompt
     }
 
     /// Tools for an isolated subagent: given its worktree and the filtered parent tools,
@@ -138,9 +186,13 @@ impl AgentFactory for DefaultFactory {
             let mut builder = Agent::builder()
                 .name(def.name.clone())
                 .description(def.description.clone())
-                .system_prompt(def.prompt.clone())
-                .tools(tools)
-                .hooks(self.hooks.clone());
+                .system_prompt(self.system_prompt(def))
+                .tools(tools);
+            let mut hooks = self.hooks.clone();
+            if let Some(hooks_for) = &self.hooks_for {
+                hooks.extend(hooks_for(def));
+            }
+            builder = builder.hooks(hooks);
             builder = builder.model(self.model_for(def)?);
             if let Some(turns) = def.max_turns {
                 builder = builder.tool_iteration_limit(turns);

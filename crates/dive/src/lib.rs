@@ -19,6 +19,8 @@
 //! | `session`, `sqlite` | `dive::session` | session stores: memory, JSONL files, SQLite |
 //! | `toolkit` | `dive::toolkit` | built-in tools confined to a workspace |
 //! | `permission` | `dive::permission` | permission modes, rules, dialogs, the permission hook |
+//! | `skill` | `dive::skill` | agent skills: `SKILL.md` files, discovery, the `Skill` tool as an extension |
+//! | `subagent` | `dive::subagent` | subagents: definitions and agent files, the `Agent`, `Monitor`, `TaskStop` and `TodoWrite` tools |
 //!
 //! `dive::model("vendor/model")` builds any compiled-in provider from a model spec (an explicit
 //! `vendor/` prefix wins, otherwise the model name's prefix picks the vendor); a vendor that is
@@ -57,6 +59,16 @@ pub use dive_toolkit as toolkit;
 #[cfg(feature = "permission")]
 #[cfg_attr(docsrs, doc(cfg(feature = "permission")))]
 pub use dive_permission as permission;
+
+/// Agent skills (feature `skill`): [`dive_skill`].
+#[cfg(feature = "skill")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skill")))]
+pub use dive_skill as skill;
+
+/// Subagents and orchestration (feature `subagent`): [`dive_subagent`].
+#[cfg(feature = "subagent")]
+#[cfg_attr(docsrs, doc(cfg(feature = "subagent")))]
+pub use dive_subagent as subagent;
 
 /// Shared HTTP plumbing for providers (crate `dive-provider`).
 #[cfg(feature = "provider")]
