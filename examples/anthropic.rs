@@ -14,9 +14,7 @@ use std::time::Duration;
 
 use dive::anthropic::Anthropic;
 use dive::provider::RetryPolicy;
-use dive::{
-    ContentDelta, Llm, Message, ModelRequest, Reasoning, ResponseAccumulator, StreamEvent, ToolDefinition,
-};
+use dive::{ContentDelta, Llm, Message, ModelRequest, Reasoning, StreamEvent, ToolDefinition};
 use futures::StreamExt;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -103,16 +101,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_max_tokens(1024);
 
     let mut stream = claude.stream(request).await?;
-    let mut acc = ResponseAccumulator::new();
     while let Some(event) = stream.next().await {
-        let event = event?;
-        if let StreamEvent::ContentBlockDelta { delta: ContentDelta::TextDelta { text }, .. } = &event {
+        if let StreamEvent::ContentBlockDelta { delta: ContentDelta::TextDelta { text }, .. } = event? {
             print!("{text}");
         }
-        acc.add(&event)?;
     }
     println!();
-    let response = acc.into_response();
+    // The stream accumulated the events as they passed.
+    let response = stream.into_response();
     for call in response.tool_uses() {
         println!("tool call: {}({})", call.name, call.input);
     }

@@ -1,13 +1,16 @@
 //! Engine overhead with `ScriptedModel` (no I/O): one turn of model → one tool → model, and a
-//! fan-out of 100 parallel tool calls. Figures go in `docs/benchmarks.md`.
+//! fan-out of 100 parallel tool calls; the fan-out again with a model that, like a real
+//! provider, keeps no request (`ScriptedModel` keeps every one, pinning each call's history).
+//! Figures go in `docs/benchmarks.md`.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
+use std::collections::VecDeque;
 use std::hint::black_box;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use dive_agent::Agent;
-use dive_core::{FunctionTool, ModelResponse, ToolError, ToolUse};
+use dive_core::{BoxFuture, FunctionTool, Llm, LlmError, ModelRequest, ModelResponse, ToolError, ToolUse};
 use dive_test::ScriptedModel;
 use serde_json::{Value, json};
 
@@ -57,5 +60,43 @@ fn fan_out(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, one_tool_turn, fan_out);
+/// Plays responses in order and drops each request, as a provider does once it has sent it.
+#[derive(Clone, Default)]
+struct Forgetful(Arc<Mutex<VecDeque<ModelResponse>>>);
+
+impl Llm for Forgetful {
+    fn provider(&self) -> &str {
+        "forgetful"
+    }
+    fn model(&self) -> &str {
+        "forgetful-1"
+    }
+    fn generate(&self, request: ModelRequest) -> BoxFuture<'_, Result<ModelResponse, LlmError>> {
+        drop(request);
+        let next = self.0.lock().unwrap().pop_front().unwrap();
+        Box::pin(async move { Ok(next) })
+    }
+}
+
+fn fan_out_no_recording(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let model = Forgetful::default();
+    let agent =
+        Agent::builder().model(model.clone()).tool(echo()).parallel_tool_execution(true).build().unwrap();
+    let calls: Vec<ToolUse> =
+        (0..100).map(|i| ToolUse::new(format!("c{i}"), "echo", json!({"text": format!("t{i}")}))).collect();
+    c.bench_function("turn: 100 parallel tool calls, model keeps no request", |b| {
+        b.iter(|| {
+            model
+                .0
+                .lock()
+                .unwrap()
+                .extend([ModelResponse::tool_calls(calls.clone()), ModelResponse::text("done")]);
+            let response = runtime.block_on(agent.run("go")).unwrap();
+            black_box(response);
+        });
+    });
+}
+
+criterion_group!(benches, one_tool_turn, fan_out, fan_out_no_recording);
 criterion_main!(benches);

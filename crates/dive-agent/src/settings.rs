@@ -1,7 +1,7 @@
 //! [`ModelSettings`]: per-agent model options applied to every model request, as a request
 //! template.
 
-use dive_core::{McpServerConfig, ModelRequest, Reasoning, ResponseFormat, Speed, ToolChoice};
+use dive_core::{McpServerConfig, ModelRequest, ProviderOption, Reasoning, ResponseFormat, ToolChoice};
 use serde_json::Value;
 
 /// Model options an agent applies to every request it sends: a request template (every
@@ -76,14 +76,10 @@ impl ModelSettings {
         caching: bool);
     setter!(/// Sets reasoning.
         reasoning: Reasoning);
-    setter!(/// Sets the speed tier.
-        speed: Speed);
     setter!(/// Sets the tool choice.
         tool_choice: ToolChoice);
     setter!(/// Sets structured output.
         response_format: ResponseFormat);
-    setter!(/// Sets the service tier.
-        service_tier: String);
 
     /// Turns streaming on (the default when the provider can) or off (`generate` only).
     #[must_use]
@@ -98,10 +94,12 @@ impl ModelSettings {
         supports_streaming && self.stream != Some(false)
     }
 
-    /// Adds a provider feature flag.
+    /// Sets a typed option of one provider (Anthropic's betas, speed, service tier and
+    /// prefill in `AnthropicOptions`, OpenAI's in `OpenAiOptions`, …), replacing one of the
+    /// same type. Any other provider refuses a request carrying it.
     #[must_use]
-    pub fn feature(mut self, feature: impl Into<String>) -> Self {
-        self.template.features.push(feature.into());
+    pub fn option<T: ProviderOption>(mut self, option: T) -> Self {
+        self.template.options.insert(option);
         self
     }
 

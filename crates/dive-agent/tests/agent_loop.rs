@@ -481,3 +481,76 @@ async fn the_tracer_sees_the_run_every_model_call_and_every_tool_call() {
         ]
     );
 }
+
+/// Keeps nothing of a request but where its history and tool list live, how many holders
+/// share the history while the call runs, its length and its reminder blocks.
+#[derive(Clone, Default)]
+struct AddressModel {
+    script: Arc<Mutex<Vec<ModelResponse>>>,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+/// What [`AddressModel`] saw of one request.
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    history: usize,
+    holders: usize,
+    len: usize,
+    tools: usize,
+    reminders: usize,
+}
+
+impl dive_core::Llm for AddressModel {
+    fn provider(&self) -> &str {
+        "address"
+    }
+    fn model(&self) -> &str {
+        "address-1"
+    }
+    fn generate(
+        &self,
+        request: dive_core::ModelRequest,
+    ) -> dive_core::BoxFuture<'_, Result<ModelResponse, LlmError>> {
+        self.seen.lock().unwrap().push(Seen {
+            history: Arc::as_ptr(&request.messages) as usize,
+            holders: Arc::strong_count(&request.messages),
+            len: request.messages.len(),
+            tools: Arc::as_ptr(&request.tools).cast::<dive_core::ToolDefinition>() as usize,
+            reminders: request
+                .messages
+                .iter()
+                .flat_map(|m| &m.content)
+                .filter(|c| c.kind() == "reminder")
+                .count(),
+        });
+        let response = self.script.lock().unwrap().remove(0);
+        Box::pin(async move { Ok(response) })
+    }
+}
+
+#[tokio::test]
+async fn model_calls_share_the_history_and_tool_list_instead_of_copying_them() {
+    let model = AddressModel::default();
+    model.script.lock().unwrap().extend([
+        calls(&[("c1", "echo", json!({"text": "a"}))]),
+        calls(&[("c2", "echo", json!({"text": "b"}))]),
+        ModelResponse::text("done"),
+    ]);
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let agent = Agent::builder().model(model.clone()).tool(echo("echo", log)).build().unwrap();
+    let clock = Reminder::new("clock", "It is noon.").unwrap();
+    let run = RunOptions::text("go").with_model_only_reminder(clock);
+    assert_eq!(agent.run(run).await.unwrap().output_text(), "done");
+    let seen = model.seen.lock().unwrap().clone();
+    // Each call's reminder is appended to the shared history and taken back after the call.
+    assert_eq!(
+        seen.iter().map(|s| s.reminders).collect::<Vec<_>>(),
+        [1, 1, 1],
+        "one reminder a call: {seen:?}"
+    );
+    assert_eq!(seen.iter().map(|s| s.len).collect::<Vec<_>>(), [1, 3, 5], "the live history, growing");
+    // A copy per call would be a new allocation held by the request alone.
+    assert!(seen.iter().all(|s| s.holders == 2), "the run and the request share one history: {seen:?}");
+    assert!(seen.iter().all(|s| s.history == seen[0].history), "one history for every call: {seen:?}");
+    assert!(seen.iter().all(|s| s.tools == seen[0].tools), "the agent's tool list, built once: {seen:?}");
+}

@@ -140,8 +140,14 @@ pub(crate) fn encode_request<'a>(
     }
     let anthropic = request.options.get::<AnthropicOptions>();
     let model = request.model.as_deref().unwrap_or(opts.model);
-    let mut betas = request.features.clone();
-    betas.extend(anthropic.iter().flat_map(|o| o.betas.iter().cloned()));
+    let mut betas: Vec<String> = anthropic.iter().flat_map(|o| o.betas.iter().cloned()).collect();
+    let prefill = anthropic.and_then(|o| o.prefill.as_ref());
+    let service_tier = anthropic.and_then(|o| o.service_tier.as_deref());
+    if let Some(tier) = service_tier.filter(|t| !matches!(*t, "auto" | "standard_only")) {
+        return Err(invalid(format!(
+            "AnthropicOptions::service_tier `{tier}` is not a Messages API tier: use `auto` or `standard_only`"
+        )));
+    }
 
     let style = if supports_system_messages(model) {
         ReminderStyle::NativeRole(Role::System)
@@ -152,7 +158,7 @@ pub(crate) fn encode_request<'a>(
     let rendered = render_reminders(&answered, &style);
     let mut messages: Vec<Value> =
         rendered.iter().filter_map(|m| encode_message(m, supports_system_messages(model))).collect();
-    if let Some(prefill) = &request.prefill
+    if let Some(prefill) = prefill
         && !prefill.text.is_empty()
     {
         messages.push(json!({"role": "assistant", "content": [{"type": "text", "text": prefill.text}]}));
@@ -169,7 +175,7 @@ pub(crate) fn encode_request<'a>(
     });
 
     let mut stop_sequences: Vec<&str> = request.stop_sequences.iter().map(String::as_str).collect();
-    if let Some(tag) = request.prefill.as_ref().and_then(|p| p.closing_tag.as_deref()) {
+    if let Some(tag) = prefill.and_then(|p| p.closing_tag.as_deref()) {
         stop_sequences.push(tag);
     }
     let (thinking, mut output_config) = encode_reasoning(request, model);
@@ -183,7 +189,7 @@ pub(crate) fn encode_request<'a>(
         }
         _ => {}
     }
-    let speed = request.speed.map(|speed| match speed {
+    let speed = anthropic.and_then(|o| o.speed).map(|speed| match speed {
         dive_core::Speed::Fast => "fast",
         _ => "standard",
     });
@@ -211,7 +217,7 @@ pub(crate) fn encode_request<'a>(
         thinking,
         output_config,
         speed,
-        service_tier: request.service_tier.as_deref().filter(|t| matches!(*t, "auto" | "standard_only")),
+        service_tier,
         context_management: (!edits.is_empty()).then_some(ContextManagement { edits }),
         mcp_servers: request.mcp_servers.iter().map(encode_mcp).collect(),
         stream: opts.stream,

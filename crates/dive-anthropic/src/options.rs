@@ -1,9 +1,10 @@
 //! [`AnthropicOptions`]: the request settings only the Messages API has, carried in
 //! [`ModelRequest::options`](dive_core::ModelRequest::options).
 
-use dive_core::{ContextEdit, ProviderOption};
+use dive_core::{ContextEdit, Prefill, ProviderOption, Speed};
 
-/// Anthropic-only settings of one request: beta features and server-side context edits.
+/// Anthropic-only settings of one request: beta features, server-side context edits, the
+/// speed mode, the service tier and an assistant prefill.
 ///
 /// Set it with [`ModelRequest::with_option`](dive_core::ModelRequest::with_option); any other
 /// provider refuses a request carrying it (`InvalidRequest`), so it is never dropped silently.
@@ -24,6 +25,13 @@ pub struct AnthropicOptions {
     /// Server-side context edits (`context_management.edits`), e.g. the compaction edit
     /// `compact_20260112`.
     pub context_management: Vec<ContextEdit>,
+    /// Output speed mode (`speed`).
+    pub speed: Option<Speed>,
+    /// Service tier: `auto` or `standard_only` (any other value is refused when sent).
+    pub service_tier: Option<String>,
+    /// Text the response starts with (sent as a final assistant message), and a closing tag
+    /// to stop at (sent as a stop sequence).
+    pub prefill: Option<Prefill>,
 }
 
 impl AnthropicOptions {
@@ -31,6 +39,27 @@ impl AnthropicOptions {
     #[must_use]
     pub fn with_beta(mut self, beta: impl Into<String>) -> Self {
         self.betas.push(beta.into());
+        self
+    }
+
+    /// Sets the speed mode.
+    #[must_use]
+    pub fn with_speed(mut self, speed: Speed) -> Self {
+        self.speed = Some(speed);
+        self
+    }
+
+    /// Sets the service tier (`auto` or `standard_only`).
+    #[must_use]
+    pub fn with_service_tier(mut self, tier: impl Into<String>) -> Self {
+        self.service_tier = Some(tier.into());
+        self
+    }
+
+    /// Sets an assistant prefill.
+    #[must_use]
+    pub fn with_prefill(mut self, prefill: Prefill) -> Self {
+        self.prefill = Some(prefill);
         self
     }
 

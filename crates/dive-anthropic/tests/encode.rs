@@ -30,7 +30,7 @@ fn history_is_never_modified_and_unanswered_calls_are_answered_on_the_wire() {
     ];
     let request = ModelRequest::new(history.clone());
     let body = client("claude-sonnet-5-5").request_body(&request, false).unwrap();
-    assert_eq!(request.messages, history);
+    assert_eq!(*request.messages, history);
     let last = &body["messages"][2];
     assert_eq!(last["role"], "user");
     assert_eq!(last["content"][0]["tool_use_id"], "c1");

@@ -13,9 +13,9 @@ use std::process::Command;
 use bytes::Bytes;
 use dive_anthropic::{Anthropic, AnthropicOptions};
 use dive_core::{
-    CacheControl, CacheTtl, Citation, CitationsConfig, Content, ContextEdit, DocumentContent, FileContent,
-    ImageContent, McpServerConfig, MediaSource, Message, ModelRequest, Prefill, Reasoning, ReasoningEffort,
-    RedactedThinkingContent, Reminder, ResponseAccumulator, ResponseFormat, Role, Secret, TextContent,
+    CacheControl, CacheTtl, Citation, CitationsConfig, Content, ContextEdit, DocumentContent, EventStream,
+    FileContent, ImageContent, McpServerConfig, MediaSource, Message, ModelRequest, Prefill, Reasoning,
+    ReasoningEffort, RedactedThinkingContent, Reminder, ResponseFormat, Role, Secret, TextContent,
     ThinkingContent, ThinkingDisplay, ToolChoice, ToolDefinition, ToolResultContent, ToolUse,
 };
 use futures::StreamExt;
@@ -79,7 +79,9 @@ fn matrix() -> Vec<(&'static str, &'static str, ModelRequest)> {
     .with_max_tokens(512);
     r.stop_sequences = vec!["END".into()];
     r.caching = Some(false);
-    r.prefill = Some(serde_json::from_value::<Prefill>(json!({"text": "3", "closing_tag": "</n>"})).unwrap());
+    r.options.insert(AnthropicOptions::default().with_prefill(
+        serde_json::from_value::<Prefill>(json!({"text": "3", "closing_tag": "</n>"})).unwrap(),
+    ));
     cases.push(("system_stops_prefill", sonnet45, r));
 
     for (name, choice, parallel) in [
@@ -273,8 +275,8 @@ fn matrix() -> Vec<(&'static str, &'static str, ModelRequest)> {
     cases.push(("reminders_user_text", sonnet45, ModelRequest::new(reminders)));
 
     let mut r = ModelRequest::new(vec![Message::user("hi")]);
-    r.speed = Some(dive_core::Speed::Fast);
-    r.service_tier = Some("auto".into());
+    r.options
+        .insert(AnthropicOptions::default().with_speed(dive_core::Speed::Fast).with_service_tier("auto"));
     cases.push(("speed_and_tier", sonnet55, r));
 
     let mut r = ModelRequest::new(vec![Message::user("hi")]);
@@ -345,26 +347,21 @@ fn request_bodies_are_valid_for_the_official_sdk() {
 }
 
 /// What the Rust decoder makes of a fixture fed in 37-byte chunks.
-fn decode_fixture(name: &str) -> (ResponseAccumulator, Option<dive_provider::ProviderError>) {
+fn decode_fixture(name: &str) -> (EventStream, Option<dive_core::LlmError>) {
     let bytes = std::fs::read(fixture(name)).unwrap();
     let chunks: Vec<Result<Bytes, std::io::Error>> =
         bytes.chunks(37).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
     let sse = dive_provider::decode_sse("anthropic", futures::stream::iter(chunks));
-    let mut events = dive_anthropic::events(Box::pin(sse), None);
-    let mut acc = ResponseAccumulator::new();
+    let mut events = dive_anthropic::events(Box::pin(sse), None).into_event_stream();
     let mut error = None;
     futures::executor::block_on(async {
         while let Some(item) = events.next().await {
-            match item {
-                Ok(event) => acc.add(&event).unwrap(),
-                Err(e) => {
-                    error = Some(e);
-                    break;
-                }
+            if let Err(e) = item {
+                error = Some(e);
             }
         }
     });
-    (acc, error)
+    (events, error)
 }
 
 /// Our content blocks in the SDK's JSON shape (a tool call's `caller` lives in metadata).
@@ -425,11 +422,12 @@ fn web_search_citations_stream_matches_the_sdk() {
 
 #[test]
 fn error_event_is_typed_like_the_sdk_and_keeps_partial_output() {
-    let (_, error) = decode_fixture("error_after_start.sse");
+    let (events, error) = decode_fixture("error_after_start.sse");
     let error = error.expect("an error event must end the stream with an error");
     assert_eq!(error.kind, dive_core::LlmErrorKind::Overloaded);
     assert_eq!(error.error_type.as_deref(), Some("overloaded_error"));
-    assert_eq!(error.partial_response().map(|p| p.id.as_str()), Some("msg_02"));
+    assert!(events.has_started());
+    assert_eq!(events.into_partial_response(false).id, "msg_02");
     let Some(sdk) = sdk("error_after_start.sse") else { return };
     assert_eq!(sdk["error"]["type"], "overloaded_error");
     assert_eq!(sdk["message"], Value::Null);

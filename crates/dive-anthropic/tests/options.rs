@@ -49,6 +49,31 @@ async fn typed_betas_are_sent_in_anthropic_beta() {
     assert_eq!(beta, format!("b-1,{COMPACTION_BETA},context-management-2025-06-27"));
 }
 
+#[test]
+fn speed_tier_and_prefill_are_anthropic_options() {
+    let prefill: dive_core::Prefill =
+        serde_json::from_value(json!({"text": "{", "closing_tag": "</j>"})).unwrap();
+    let request = ModelRequest::new(vec![Message::user("hi")]).with_option(
+        AnthropicOptions::default()
+            .with_speed(dive_core::Speed::Fast)
+            .with_service_tier("standard_only")
+            .with_prefill(prefill),
+    );
+    let body = client().request_body(&request, false).unwrap();
+    assert_eq!((&body["speed"], &body["service_tier"]), (&json!("fast"), &json!("standard_only")));
+    assert_eq!(body["messages"].as_array().unwrap().last().unwrap()["role"], "assistant");
+    assert_eq!(body["stop_sequences"], json!(["</j>"]));
+}
+
+#[test]
+fn a_service_tier_the_messages_api_lacks_is_refused_not_dropped() {
+    let request = ModelRequest::new(vec![Message::user("hi")])
+        .with_option(AnthropicOptions::default().with_service_tier("flex"));
+    let err = client().request_body(&request, false).unwrap_err();
+    assert_eq!(err.kind, LlmErrorKind::InvalidRequest);
+    assert!(err.message.contains("flex") && err.message.contains("standard_only"), "{}", err.message);
+}
+
 #[derive(Debug, Clone, PartialEq)]
 struct OtherVendorOption;
 impl ProviderOption for OtherVendorOption {

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use dive_anthropic::Anthropic;
 use dive_core::{Llm, LlmError, LlmErrorKind, Message, ModelRequest, ModelResponse, ResponseAccumulator};
-use dive_provider::{ProviderError, RetryPolicy};
-use dive_test::provider::{MisbehavingServer, Reply, source_of};
+use dive_provider::RetryPolicy;
+use dive_test::provider::{MisbehavingServer, Reply};
 use futures::StreamExt;
 use serde_json::json;
 use wiremock::matchers::{method, path};
@@ -76,16 +76,22 @@ async fn requests(server: &MockServer) -> usize {
 }
 
 /// Runs a stream to its end: the accumulated events and the error that ended it, if any.
-async fn drain(llm: &Anthropic) -> (ModelResponse, Option<LlmError>) {
+/// Runs a stream to its end: what the caller saw, the error that ended it, and what the
+/// stream kept of a failed response (finished blocks only) once output had started.
+async fn drain(llm: &Anthropic) -> (ModelResponse, Option<LlmError>, Option<ModelResponse>) {
     let mut acc = ResponseAccumulator::new();
     let mut stream = llm.stream(request()).await.unwrap();
     while let Some(item) = stream.next().await {
         match item {
             Ok(e) => acc.add(&e).unwrap(),
-            Err(e) => return (acc.into_finished_response(), Some(e)),
+            Err(e) => return (acc.into_finished_response(), Some(e), kept(stream)),
         }
     }
-    (acc.into_response(), None)
+    (acc.into_response(), None, None)
+}
+
+fn kept(stream: dive_core::EventStream) -> Option<ModelResponse> {
+    stream.has_started().then(|| stream.into_partial_response(false))
 }
 
 #[tokio::test]
@@ -199,7 +205,7 @@ async fn stream_http_error_before_any_event_is_retried() {
     let server = MockServer::start().await;
     mount_sequence(&server, vec![error(529, "overloaded_error", "Overloaded"), sse(FIXTURE)]).await;
     let attempts = Attempts::default();
-    let (r, e) = drain(&client(&server.uri(), &attempts)).await;
+    let (r, e, _) = drain(&client(&server.uri(), &attempts)).await;
     assert!(e.is_none(), "{e:?}");
     assert_eq!(r.text_content(), "Hello world");
     assert_eq!(attempts.lock().unwrap().len(), 1);
@@ -211,7 +217,7 @@ async fn stream_error_event_before_the_first_event_is_retried() {
     let early = "event: ping\ndata: {\"type\":\"ping\"}\n\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
     mount_sequence(&server, vec![sse(early), sse(FIXTURE)]).await;
     let attempts = Attempts::default();
-    let (r, e) = drain(&client(&server.uri(), &attempts)).await;
+    let (r, e, _) = drain(&client(&server.uri(), &attempts)).await;
     assert!(e.is_none(), "{e:?}");
     assert_eq!(r.stop_reason, "tool_use");
     assert_eq!(requests(&server).await, 2);
@@ -229,11 +235,11 @@ async fn stream_error_event_mid_stream_is_typed_keeps_partial_and_is_not_retried
     );
     mount_sequence(&server, vec![sse(&body), sse(FIXTURE)]).await;
     let attempts = Attempts::default();
-    let (seen, e) = drain(&client(&server.uri(), &attempts)).await;
+    let (seen, e, kept) = drain(&client(&server.uri(), &attempts)).await;
     let e = e.expect("error event");
     assert_eq!(e.kind, LlmErrorKind::Overloaded);
     assert_eq!(e.error_type.as_deref(), Some("overloaded_error"));
-    let partial = source_of::<ProviderError>(&e).partial_response().expect("partial output");
+    let partial = kept.as_ref().expect("partial output");
     assert_eq!(partial.text_content(), "Hello world");
     assert_eq!(partial.content.len(), 2, "thinking + text, both finished");
     assert_eq!(seen.text_content(), "Hello world", "the caller saw the same events");
@@ -246,10 +252,10 @@ async fn stream_without_message_stop_is_interrupted_not_success() {
     let body = FIXTURE.replace("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n", "");
     mount_sequence(&server, vec![sse(&body)]).await;
     let attempts = Attempts::default();
-    let (_, e) = drain(&client(&server.uri(), &attempts)).await;
+    let (_, e, kept) = drain(&client(&server.uri(), &attempts)).await;
     let e = e.expect("a stream without message_stop must fail");
     assert_eq!(e.kind, LlmErrorKind::StreamInterrupted);
-    let partial = source_of::<ProviderError>(&e).partial_response().unwrap();
+    let partial = kept.as_ref().unwrap();
     assert_eq!(partial.stop_reason, "tool_use");
     assert_eq!(partial.content.len(), 3);
 }
@@ -269,11 +275,11 @@ async fn connection_cut_mid_stream_is_interrupted_with_partial_output() {
     };
     let server = MisbehavingServer::start(vec![cut]).await;
     let attempts = Attempts::default();
-    let (seen, e) = drain(&client(server.url(), &attempts)).await;
+    let (seen, e, kept) = drain(&client(server.url(), &attempts)).await;
     let e = e.expect("a cut connection must fail the stream");
     assert_eq!(e.kind, LlmErrorKind::StreamInterrupted, "{e}");
     assert!(!e.is_retryable());
-    assert_eq!(source_of::<ProviderError>(&e).partial_response().unwrap().text_content(), "Hello world");
+    assert_eq!(kept.as_ref().unwrap().text_content(), "Hello world");
     assert_eq!(seen.content.len(), 2);
     assert!(attempts.lock().unwrap().is_empty());
 }

@@ -72,11 +72,12 @@ async fn stream_decodes_prices_and_sends_beta_headers() {
         .mount(&server)
         .await;
     let mut request = ModelRequest::new(vec![Message::user("news?")]);
-    request.features = vec!["interleaved-thinking-2025-05-14".into()];
     request.headers.insert("x-custom".into(), "1".into());
-    request.options.insert(AnthropicOptions::default().with_context_edits(vec![
-        serde_json::from_value(json!({"type": "clear_thinking_20251015", "keep": "all"})).unwrap(),
-    ]));
+    request.options.insert(
+        AnthropicOptions::default().with_beta("interleaved-thinking-2025-05-14").with_context_edits(vec![
+            serde_json::from_value(json!({"type": "clear_thinking_20251015", "keep": "all"})).unwrap(),
+        ]),
+    );
     let client = llm(&server.uri());
     assert!(client.supports_streaming());
     let mut stream = client.stream(request.clone()).await.unwrap();

@@ -92,7 +92,7 @@ fn a_nameless_call_with_arguments_is_a_typed_error() {
         "data: {\"responseId\":\"r\",\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Let me check.\"}]}}]}\r\n\r\n",
         "data: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.location\",\"stringValue\":\"Oslo\"}]}}]},\"finishReason\":\"STOP\"}]}\r\n\r\n",
     );
-    let (events, _, error) = decode_bytes(sse.as_bytes(), 11);
+    let (events, stream, error) = decode_bytes(sse.as_bytes(), 11);
     let error = error.expect("a nameless call must not decode");
     assert_eq!(error.kind, LlmErrorKind::Decode);
     assert!(error.message.contains("without a function name"), "{}", error.message);
@@ -100,7 +100,7 @@ fn a_nameless_call_with_arguments_is_a_typed_error() {
         e,
         dive_core::StreamEvent::ContentBlockStart { content_block: Content::ToolUse(_), .. }
     )));
-    assert!(error.partial.as_ref().is_none_or(|p| p.tool_uses().count() == 0));
+    assert_eq!(stream.into_partial_response(false).tool_uses().count(), 0);
 }
 
 fn text_block(r: &ModelResponse) -> &TextContent {
@@ -190,8 +190,9 @@ fn a_stream_cut_inside_a_streamed_call_keeps_no_half_call() {
     let text =
         std::fs::read_to_string(recorded("vercel-google-stream-tool-call-arguments.chunks.txt")).unwrap();
     let sse: String = text.lines().take(3).map(|l| format!("data: {l}\r\n\r\n")).collect();
-    let (_, _, error) = decode_bytes(sse.as_bytes(), 29);
+    let (_, stream, error) = decode_bytes(sse.as_bytes(), 29);
     let error = error.expect("a stream without a finish reason is an error");
     assert_eq!(error.kind, LlmErrorKind::StreamInterrupted);
-    assert!(error.partial.as_ref().is_none_or(|p| p.tool_uses().count() == 0), "{:?}", error.partial);
+    let kept = stream.into_partial_response(false);
+    assert_eq!(kept.tool_uses().count(), 0, "{kept:?}");
 }

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use dive_core::{Llm, LlmError, LlmErrorKind, Message, ModelRequest, ModelResponse, ResponseAccumulator};
 use dive_google::Gemini;
-use dive_provider::{ProviderError, RetryPolicy};
-use dive_test::provider::{MisbehavingServer, Reply, source_of};
+use dive_provider::RetryPolicy;
+use dive_test::provider::{MisbehavingServer, Reply};
 use futures::StreamExt;
 use serde_json::json;
 use wiremock::matchers::{method, path, query_param};
@@ -66,16 +66,22 @@ async fn requests(server: &MockServer) -> usize {
 }
 
 /// Runs a stream to its end: the accumulated response and the error that ended it, if any.
-async fn drain(llm: &Gemini) -> (ModelResponse, Option<LlmError>) {
+/// Runs a stream to its end: what the caller saw, the error that ended it, and what the
+/// stream kept of a failed response (finished blocks only) once output had started.
+async fn drain(llm: &Gemini) -> (ModelResponse, Option<LlmError>, Option<ModelResponse>) {
     let mut acc = ResponseAccumulator::new();
     let mut stream = llm.stream(request()).await.unwrap();
     while let Some(item) = stream.next().await {
         match item {
             Ok(e) => acc.add(&e).unwrap(),
-            Err(e) => return (acc.into_finished_response(), Some(e)),
+            Err(e) => return (acc.into_finished_response(), Some(e), kept(stream)),
         }
     }
-    (acc.into_response(), None)
+    (acc.into_response(), None, None)
+}
+
+fn kept(stream: dive_core::EventStream) -> Option<ModelResponse> {
+    stream.has_started().then(|| stream.into_partial_response(false))
 }
 
 #[tokio::test]
@@ -172,7 +178,7 @@ async fn stream_http_error_before_any_event_is_retried() {
     )
     .await;
     let attempts = Attempts::default();
-    let (r, e) = drain(&client(&server.uri(), &attempts)).await;
+    let (r, e, _) = drain(&client(&server.uri(), &attempts)).await;
     assert!(e.is_none(), "{e:?}");
     assert_eq!(r.tool_uses().count(), 2);
     assert_eq!(attempts.lock().unwrap().len(), 1);
@@ -192,10 +198,10 @@ async fn stream_error_chunk_mid_stream_is_typed_keeps_partial_and_is_not_retried
     );
     mount_sequence(&server, STREAM, vec![sse(&body), sse(FIXTURE)]).await;
     let attempts = Attempts::default();
-    let (seen, e) = drain(&client(&server.uri(), &attempts)).await;
+    let (seen, e, kept) = drain(&client(&server.uri(), &attempts)).await;
     let e = e.expect("error chunk");
     assert_eq!((e.kind, e.error_type.as_deref()), (LlmErrorKind::Server, Some("INTERNAL")));
-    let partial = source_of::<ProviderError>(&e).partial_response().expect("partial output");
+    let partial = kept.as_ref().expect("partial output");
     assert_eq!(partial.content.len(), 1, "the finished (signed) thinking block");
     assert_eq!(partial.content, seen.content, "the caller saw the same blocks");
     assert_eq!(requests(&server).await, 1, "never retried once output was exposed");
@@ -214,11 +220,11 @@ async fn connection_cut_mid_stream_is_interrupted_with_partial_output() {
     let server =
         MisbehavingServer::start(vec![Reply::Stream { content_type, frames, cut_after: Some(2) }]).await;
     let attempts = Attempts::default();
-    let (seen, e) = drain(&client(server.url(), &attempts)).await;
+    let (seen, e, kept) = drain(&client(server.url(), &attempts)).await;
     let e = e.expect("a cut connection must fail the stream");
     assert_eq!(e.kind, LlmErrorKind::StreamInterrupted, "{e}");
     assert!(!e.is_retryable());
-    assert_eq!(source_of::<ProviderError>(&e).partial_response().unwrap().content.len(), 1);
+    assert_eq!(kept.as_ref().unwrap().content.len(), 1);
     assert_eq!(seen.content.len(), 1);
     assert!(attempts.lock().unwrap().is_empty());
 }

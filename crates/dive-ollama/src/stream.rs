@@ -194,28 +194,24 @@ pub fn events(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dive_core::ResponseAccumulator;
+    use dive_core::{EventStream, LlmError};
     use futures::StreamExt;
     use serde_json::json;
 
-    fn run(lines: Vec<Value>) -> (Vec<StreamEvent>, Option<ProviderError>, ResponseAccumulator) {
+    fn run(lines: Vec<Value>) -> (Vec<StreamEvent>, Option<LlmError>, EventStream) {
         let inner = futures::stream::iter(lines.into_iter().map(Ok));
-        let mut events = events(Box::pin(inner), None);
+        let mut events = events(Box::pin(inner), None).into_event_stream();
         let mut out = Vec::new();
-        let mut acc = ResponseAccumulator::new();
         let mut err = None;
         futures::executor::block_on(async {
             while let Some(item) = events.next().await {
                 match item {
-                    Ok(e) => {
-                        acc.add(&e).unwrap();
-                        out.push(e);
-                    }
+                    Ok(e) => out.push(e),
                     Err(e) => err = Some(e),
                 }
             }
         });
-        (out, err, acc)
+        (out, err, events)
     }
 
     fn chunk(message: Value) -> Value {
@@ -248,9 +244,10 @@ mod tests {
             chunk(json!({"role": "assistant", "content": "Hel"})),
             json!({"error": "an error was encountered while running the model: unexpected EOF"}),
         ];
-        let (_, err, _) = run(lines);
+        let (_, err, events) = run(lines);
         let err = err.unwrap();
-        let partial = err.partial_response().unwrap();
+        assert!(events.has_started());
+        let partial = events.into_partial_response(false);
         assert_eq!(partial.content.len(), 1, "only the finished thinking block is kept");
         assert!(err.message.contains("unexpected EOF"));
     }

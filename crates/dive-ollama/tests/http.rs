@@ -13,8 +13,8 @@ use dive_core::{
     ResponseAccumulator, ToolError,
 };
 use dive_ollama::{Ollama, OllamaBuilderExt};
-use dive_provider::{ProviderError, RetryPolicy};
-use dive_test::provider::{MisbehavingServer, Reply, source_of};
+use dive_provider::RetryPolicy;
+use dive_test::provider::{MisbehavingServer, Reply};
 use futures::StreamExt;
 use serde_json::{Value, json};
 use wiremock::matchers::{body_partial_json, header, method, path};
@@ -66,19 +66,25 @@ async fn bodies(server: &MockServer) -> Vec<Value> {
         .collect()
 }
 
-async fn drain(llm: &Ollama) -> (ModelResponse, Option<LlmError>) {
+/// Runs a stream to its end: what the caller saw, the error that ended it, and what the
+/// stream kept of a failed response (finished blocks only) once output had started.
+async fn drain(llm: &Ollama) -> (ModelResponse, Option<LlmError>, Option<ModelResponse>) {
     let mut acc = ResponseAccumulator::new();
     let mut events = match llm.stream(ModelRequest::new(vec![Message::user("hi")])).await {
         Ok(s) => s,
-        Err(e) => return (acc.into_response(), Some(e)),
+        Err(e) => return (acc.into_response(), Some(e), None),
     };
     while let Some(item) = events.next().await {
         match item {
             Ok(event) => acc.add(&event).unwrap(),
-            Err(e) => return (acc.into_response(), Some(e)),
+            Err(e) => return (acc.into_response(), Some(e), kept(events)),
         }
     }
-    (acc.into_response(), None)
+    (acc.into_response(), None, None)
+}
+
+fn kept(stream: dive_core::EventStream) -> Option<ModelResponse> {
+    stream.has_started().then(|| stream.into_partial_response(false))
 }
 
 #[tokio::test]
@@ -101,7 +107,7 @@ async fn generate_posts_to_api_chat_and_decodes() {
 async fn streams_the_fixture_over_http() {
     let server = MockServer::start().await;
     mount_sequence(&server, vec![ndjson(FIXTURE)]).await;
-    let (r, e) = drain(&client(&server.uri(), &Attempts::default())).await;
+    let (r, e, _) = drain(&client(&server.uri(), &Attempts::default())).await;
     assert!(e.is_none(), "{e:?}");
     let kinds: Vec<&str> = r.content.iter().map(Content::kind).collect();
     assert_eq!(kinds, ["thinking", "text", "tool_use", "tool_use"]);
@@ -161,7 +167,7 @@ async fn stream_failures_before_the_first_event_are_retried() {
     )
     .await;
     let attempts = Attempts::default();
-    let (r, e) = drain(&client(&server.uri(), &attempts)).await;
+    let (r, e, _) = drain(&client(&server.uri(), &attempts)).await;
     assert!(e.is_none(), "{e:?}");
     assert_eq!(r.tool_uses().count(), 2);
     let kinds: Vec<LlmErrorKind> = attempts.lock().unwrap().iter().map(|a| a.1).collect();
@@ -174,10 +180,10 @@ async fn a_stream_without_its_done_line_is_interrupted_not_success() {
     let cut: String = FIXTURE.lines().take(5).map(|l| format!("{l}\n")).collect();
     mount_sequence(&server, vec![ndjson(&cut)]).await;
     let attempts = Attempts::default();
-    let (_, e) = drain(&client(&server.uri(), &attempts)).await;
+    let (_, e, kept) = drain(&client(&server.uri(), &attempts)).await;
     let e = e.expect("an unfinished stream must fail");
     assert_eq!(e.kind, LlmErrorKind::StreamInterrupted, "{e}");
-    let partial = source_of::<ProviderError>(&e).partial_response().unwrap();
+    let partial = kept.as_ref().unwrap();
     assert_eq!(
         partial.content.len(),
         1,
@@ -196,11 +202,11 @@ async fn a_connection_dropped_mid_line_is_interrupted_with_partial_output() {
     let server =
         MisbehavingServer::start(vec![Reply::Stream { content_type, frames, cut_after: Some(1) }]).await;
     let attempts = Attempts::default();
-    let (seen, e) = drain(&client(server.url(), &attempts)).await;
+    let (seen, e, kept) = drain(&client(server.url(), &attempts)).await;
     let e = e.expect("a dropped connection must fail the stream");
     assert_eq!(e.kind, LlmErrorKind::StreamInterrupted, "{e}");
     assert!(!e.is_retryable());
-    let partial = source_of::<ProviderError>(&e).partial_response().unwrap();
+    let partial = kept.as_ref().unwrap();
     assert_eq!(partial.content.len(), 1);
     assert!(seen.text_content().starts_with("Let me check"), "text seen before the drop: {seen:?}");
     assert!(attempts.lock().unwrap().is_empty());

@@ -69,8 +69,7 @@ pub(crate) fn previous_response_id(request: &ModelRequest) -> Option<&str> {
 }
 
 pub(crate) fn service_tier(request: &ModelRequest) -> Option<&str> {
-    let typed = request.options.get::<OpenAiOptions>().and_then(|o| o.service_tier.as_deref());
-    typed.or(request.service_tier.as_deref())
+    request.options.get::<OpenAiOptions>().and_then(|o| o.service_tier.as_deref())
 }
 
 /// Refuses what this vendor cannot honour: another provider's typed option, and an

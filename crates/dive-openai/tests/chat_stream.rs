@@ -4,25 +4,27 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bytes::Bytes;
-use dive_core::{Content, LlmErrorKind, ModelResponse, ResponseAccumulator, StopKind};
+use dive_core::{Content, EventStream, LlmError, LlmErrorKind, ModelResponse, StopKind};
 use dive_openai::Dialect;
 use dive_openai::chat::{ChatEvents, ChatMapper};
-use dive_provider::ProviderError;
 use futures::StreamExt;
 use serde_json::json;
 
-async fn run(sse: &str) -> Result<ModelResponse, ProviderError> {
+/// The response of a stream, or the error that ended it with what the stream kept.
+async fn run(sse: &str) -> Result<ModelResponse, (LlmError, EventStream)> {
     let chunks = vec![Ok::<_, std::io::Error>(Bytes::from(sse.to_owned()))];
     let events = dive_provider::decode_sse("openai", futures::stream::iter(chunks));
     let pricing = dive_openai::model_info("gpt-5.5").and_then(|m| m.pricing.clone());
     let mut stream =
-        ChatEvents::new("openai", Box::pin(events), ChatMapper::new("openai", Dialect::openai()), pricing);
-    let mut acc = ResponseAccumulator::new();
+        ChatEvents::new("openai", Box::pin(events), ChatMapper::new("openai", Dialect::openai()), pricing)
+            .into_event_stream();
     while let Some(event) = stream.next().await {
-        acc.add(&event?).unwrap();
+        if let Err(e) = event {
+            return Err((e, stream));
+        }
     }
-    assert!(acc.is_complete());
-    Ok(acc.into_response())
+    assert!(stream.is_complete());
+    Ok(stream.into_response())
 }
 
 #[tokio::test]
@@ -67,16 +69,17 @@ async fn done_without_finish_reason_is_a_normal_end() {
 #[tokio::test]
 async fn bare_eof_is_an_interruption_with_the_finished_part() {
     let sse = "data: {\"id\":\"c\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"partial\"},\"finish_reason\":\"stop\"}]}\n\n";
-    let err = run(sse).await.unwrap_err();
+    let (err, kept) = run(sse).await.unwrap_err();
     assert_eq!(err.kind, LlmErrorKind::StreamInterrupted);
-    assert!(err.partial.is_some());
+    assert!(kept.has_started());
+    assert_eq!(kept.into_partial_response(true).text_content(), "partial", "the text so far, on request");
 }
 
 #[tokio::test]
 async fn error_chunk_is_typed() {
     let sse =
         "data: {\"error\":{\"type\":\"server_error\",\"code\":\"server_error\",\"message\":\"boom\"}}\n\n";
-    let err = run(sse).await.unwrap_err();
+    let (err, _) = run(sse).await.unwrap_err();
     assert_eq!(err.kind, LlmErrorKind::Server);
 }
 
@@ -84,7 +87,7 @@ async fn error_chunk_is_typed() {
 async fn in_stream_insufficient_quota_is_a_terminal_quota_error() {
     // The shape OpenAI-compatible servers send mid-stream, with a 200 status already given.
     let sse = "data: {\"error\":{\"type\":\"insufficient_quota\",\"code\":\"insufficient_quota\",\"message\":\"You exceeded your current quota, please check your plan and billing details.\"}}\n\n";
-    let err = run(sse).await.unwrap_err();
+    let (err, _) = run(sse).await.unwrap_err();
     assert_eq!(err.kind, LlmErrorKind::QuotaExhausted);
     assert!(err.to_string().contains("exceeded your current quota"), "{err}");
 }

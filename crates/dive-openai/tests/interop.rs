@@ -140,7 +140,7 @@ fn matrix() -> Vec<(&'static str, &'static str, ModelRequest)> {
     reasoning.summary = Some(ReasoningSummary::Detailed);
     r.reasoning = Some(reasoning);
     r.prompt_cache_key = Some("user-42".into());
-    r.service_tier = Some("flex".into());
+    r.options.insert(dive_openai::OpenAiOptions::default().with_service_tier("flex"));
     cases.push(("reasoning_replay", gpt, r));
 
     let schema = json!({"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"},

@@ -104,7 +104,7 @@ async fn unanswered_calls_are_answered_on_the_request_only() {
     assert!(outputs.iter().all(|o| o["output"].as_str().unwrap().contains("Unknown result")), "{outputs:?}");
     let chat_body = chat("gpt-5.5").request_body(&request, false).unwrap();
     assert_eq!(chat_body["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").count(), 2);
-    assert_eq!(request.messages, before);
+    assert_eq!(*request.messages, before);
 }
 
 #[test]

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use dive_core::{Llm, LlmError, LlmErrorKind, Message, ModelRequest, ModelResponse, ResponseAccumulator};
 use dive_openai::{ChatCompletions, OpenAi};
-use dive_provider::{ProviderError, RetryPolicy};
-use dive_test::provider::{CannedReplies, MisbehavingServer, Reply, source_of};
+use dive_provider::RetryPolicy;
+use dive_test::provider::{CannedReplies, MisbehavingServer, Reply};
 use futures::StreamExt;
 use serde_json::json;
 use wiremock::matchers::{method, path};
@@ -81,16 +81,22 @@ async fn requests(server: &MockServer) -> usize {
     server.received_requests().await.unwrap().len()
 }
 
-async fn drain(llm: &dyn Llm) -> (ModelResponse, Option<LlmError>) {
+/// Runs a stream to its end: what the caller saw, the error that ended it, and what the
+/// stream kept of a failed response (finished blocks only) once output had started.
+async fn drain(llm: &dyn Llm) -> (ModelResponse, Option<LlmError>, Option<ModelResponse>) {
     let mut acc = ResponseAccumulator::new();
     let mut stream = llm.stream(request()).await.unwrap();
     while let Some(item) = stream.next().await {
         match item {
             Ok(e) => acc.add(&e).unwrap(),
-            Err(e) => return (acc.into_finished_response(), Some(e)),
+            Err(e) => return (acc.into_finished_response(), Some(e), kept(stream)),
         }
     }
-    (acc.into_response(), None)
+    (acc.into_response(), None, None)
+}
+
+fn kept(stream: dive_core::EventStream) -> Option<ModelResponse> {
+    stream.has_started().then(|| stream.into_partial_response(false))
 }
 
 #[tokio::test]
@@ -151,7 +157,7 @@ async fn stream_http_error_before_any_event_is_retried() {
     for api in ["chat", "responses"] {
         let server = MockServer::start().await;
         let attempts = Attempts::default();
-        let (r, e) = if api == "chat" {
+        let (r, e, _) = if api == "chat" {
             mount(&server, "/v1/chat/completions", vec![error(503, "server_error", "busy"), sse(CHAT)]).await;
             drain(&chat(&server.uri(), &attempts)).await
         } else {
@@ -173,10 +179,10 @@ async fn responses_error_event_mid_stream_keeps_partial_and_is_not_retried() {
     );
     mount(&server, "/v1/responses", vec![sse(&body), sse(RESPONSES)]).await;
     let attempts = Attempts::default();
-    let (seen, e) = drain(&responses(&server.uri(), &attempts)).await;
+    let (seen, e, kept) = drain(&responses(&server.uri(), &attempts)).await;
     let e = e.expect("error event");
     assert_eq!(e.kind, LlmErrorKind::Server);
-    let partial = source_of::<ProviderError>(&e).partial_response().expect("partial output");
+    let partial = kept.as_ref().expect("partial output");
     assert_eq!(partial.content.len(), 2, "reasoning + commentary, both finished");
     assert_eq!(seen.content.len(), 2);
     assert_eq!(requests(&server).await, 1, "never retried once output was exposed");
@@ -187,10 +193,10 @@ async fn chat_stream_without_done_is_interrupted_not_success() {
     let server = MockServer::start().await;
     mount(&server, "/v1/chat/completions", vec![sse(&CHAT.replace("data: [DONE]\n\n", ""))]).await;
     let attempts = Attempts::default();
-    let (_, e) = drain(&chat(&server.uri(), &attempts)).await;
+    let (_, e, kept) = drain(&chat(&server.uri(), &attempts)).await;
     let e = e.expect("a stream without [DONE] must fail");
     assert_eq!(e.kind, LlmErrorKind::StreamInterrupted);
-    assert!(source_of::<ProviderError>(&e).partial_response().is_some());
+    assert!(kept.as_ref().is_some());
 }
 
 #[tokio::test]
@@ -199,10 +205,10 @@ async fn responses_stream_without_completed_is_interrupted() {
     let body = RESPONSES.split("event: response.completed").next().unwrap();
     mount(&server, "/v1/responses", vec![sse(body)]).await;
     let attempts = Attempts::default();
-    let (_, e) = drain(&responses(&server.uri(), &attempts)).await;
+    let (_, e, kept) = drain(&responses(&server.uri(), &attempts)).await;
     let e = e.expect("must fail");
     assert_eq!(e.kind, LlmErrorKind::StreamInterrupted);
-    assert_eq!(source_of::<ProviderError>(&e).partial_response().unwrap().tool_uses().count(), 2);
+    assert_eq!(kept.as_ref().unwrap().tool_uses().count(), 2);
 }
 
 #[tokio::test]
@@ -215,7 +221,7 @@ async fn connection_cut_mid_stream_is_interrupted_with_partial_output() {
     let server = MisbehavingServer::start(vec![reply]).await;
     let base = server.url().to_owned();
     let attempts = Attempts::default();
-    let (seen, e) = drain(&chat(&base, &attempts)).await;
+    let (seen, e, _) = drain(&chat(&base, &attempts)).await;
     let e = e.expect("a cut connection must fail the stream");
     assert_eq!(e.kind, LlmErrorKind::StreamInterrupted, "{e}");
     assert!(!e.is_retryable());

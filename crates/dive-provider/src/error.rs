@@ -4,7 +4,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use dive_core::{BoxError, LlmError, LlmErrorKind, ModelResponse};
+use dive_core::{BoxError, LlmError, LlmErrorKind};
 use serde_json::Value;
 
 /// A provider call failed.
@@ -43,9 +43,6 @@ pub struct ProviderError {
     pub request_id: Option<String>,
     /// How long the provider asked us to wait (`retry-after-ms` or `Retry-After`).
     pub retry_after: Option<Duration>,
-    /// What a stream produced before it failed (finished blocks only), when it failed
-    /// mid-stream.
-    pub partial: Option<Box<ModelResponse>>,
     source: Option<BoxError>,
 }
 
@@ -84,7 +81,6 @@ impl ProviderError {
             message: message.into(),
             request_id: None,
             retry_after: None,
-            partial: None,
             source: None,
         }
     }
@@ -154,24 +150,11 @@ impl ProviderError {
         self
     }
 
-    /// Attaches what a stream produced before failing.
-    #[must_use]
-    pub fn with_partial(mut self, partial: ModelResponse) -> Self {
-        self.partial = Some(Box::new(partial));
-        self
-    }
-
     /// Sets the source error.
     #[must_use]
     pub fn with_source(mut self, source: impl Into<BoxError>) -> Self {
         self.source = Some(source.into());
         self
-    }
-
-    /// What a stream produced before it failed, if anything.
-    #[must_use]
-    pub fn partial_response(&self) -> Option<&ModelResponse> {
-        self.partial.as_deref()
     }
 
     /// Whether retrying the same request may succeed (the retry policy also checks the status).
@@ -182,8 +165,9 @@ impl ProviderError {
 }
 
 impl From<ProviderError> for LlmError {
-    /// Copies the typed fields and keeps the `ProviderError` as the source, so
-    /// [`ProviderError::partial_response`] stays reachable with `downcast_ref`.
+    /// Copies the typed fields and keeps the `ProviderError` as the source (reachable with
+    /// `downcast_ref`). What a failed stream produced is kept by the caller's
+    /// [`EventStream`](dive_core::EventStream), not by the error.
     fn from(e: ProviderError) -> Self {
         let mut out = LlmError::new(e.kind, e.message.clone()).with_provider(e.provider);
         out.status = e.status;
@@ -332,16 +316,15 @@ mod tests {
     }
 
     #[test]
-    fn converts_into_llm_error_with_partial_reachable() {
+    fn converts_into_llm_error_with_the_provider_error_reachable() {
         let e = ProviderError::from_status("anthropic", 529, "{}")
             .with_request_id(Some("req_1".into()))
-            .with_retry_after(Some(Duration::from_secs(2)))
-            .with_partial(ModelResponse::text("half"));
+            .with_retry_after(Some(Duration::from_secs(2)));
         let llm: LlmError = e.into();
         assert_eq!(llm.kind, LlmErrorKind::Overloaded);
         assert_eq!(llm.request_id.as_deref(), Some("req_1"));
         assert_eq!(llm.retry_after, Some(Duration::from_secs(2)));
         let inner = llm.source.as_deref().and_then(|s| s.downcast_ref::<ProviderError>()).unwrap();
-        assert_eq!(inner.partial_response().unwrap().text_content(), "half");
+        assert_eq!(inner.status, Some(529));
     }
 }

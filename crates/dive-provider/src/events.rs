@@ -1,18 +1,19 @@
 //! [`Events`]: the one stream adapter of every provider — frames in, dive-core
-//! [`StreamEvent`]s out, accumulated, priced and checked here once.
+//! [`StreamEvent`]s out, priced and checked here once.
 //!
-//! A [`StreamMapper`] turns each frame into zero or more events; [`Events`] feeds every event
-//! to a [`ResponseAccumulator`] (which rejects an inconsistent stream), prices usage from the
-//! catalog, and turns an error event, a broken connection or a stream that ends without its
-//! proper end into a typed [`ProviderError`] carrying the finished part of the response,
-//! never a silent success.
+//! A [`StreamMapper`] turns each frame into zero or more events; [`Events`] prices usage from
+//! the catalog, and turns an error event, a broken connection or a stream that ends without
+//! its proper end into a typed [`ProviderError`], never a silent success. It does not
+//! accumulate: the caller reads the events through a [`dive_core::EventStream`] (see
+//! [`Events::into_event_stream`]), which assembles the response once, rejects an inconsistent
+//! stream and keeps what a failed stream produced.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use dive_core::{BoxStream, LlmErrorKind, Pricing, ResponseAccumulator, StreamEvent, Usage};
-use futures_util::Stream;
+use dive_core::{BoxStream, EventStream, LlmError, LlmErrorKind, Pricing, StreamEvent, Usage};
+use futures_util::{Stream, StreamExt};
 
 use crate::{ProviderError, StreamMapper};
 
@@ -38,8 +39,11 @@ pub struct Events<M: StreamMapper> {
     mapper: M,
     provider: &'static str,
     queue: VecDeque<StreamEvent>,
-    acc: ResponseAccumulator,
     pricing: Option<Pricing>,
+    /// Output arrived: a later broken connection is an interrupted stream.
+    started: bool,
+    /// `message_stop` arrived: the stream is whole.
+    complete: bool,
     ended: bool,
     finished: bool,
 }
@@ -48,7 +52,8 @@ impl<M: StreamMapper> std::fmt::Debug for Events<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Events")
             .field("provider", &self.provider)
-            .field("events", &self.acc.event_count())
+            .field("started", &self.started)
+            .field("complete", &self.complete)
             .finish_non_exhaustive()
     }
 }
@@ -66,20 +71,23 @@ impl<M: StreamMapper> Events<M> {
             mapper,
             provider,
             queue: VecDeque::new(),
-            acc: ResponseAccumulator::new(),
             pricing,
+            started: false,
+            complete: false,
             ended: false,
             finished: false,
         }
     }
 
+    /// The events as the [`EventStream`] a caller reads (errors as [`LlmError`]s, the
+    /// `ProviderError` kept as their source).
+    pub fn into_event_stream(self) -> EventStream {
+        EventStream::new(self.map(|item| item.map_err(LlmError::from)))
+    }
+
     fn fail(&mut self, error: ProviderError) -> ProviderError {
         self.finished = true;
         self.queue.clear();
-        let acc = std::mem::take(&mut self.acc);
-        let started = acc.has_started();
-        let partial = acc.into_finished_response();
-        let error = if started { error.with_partial(partial) } else { error };
         tracing::debug!(provider = self.provider, kind = %error.kind, "stream failed: {}", error.message);
         error
     }
@@ -102,20 +110,21 @@ impl<M: StreamMapper> Stream for Events<M> {
                     }
                     _ => {}
                 }
-                if let Err(e) = this.acc.add(&event) {
-                    let e = ProviderError::new(
-                        this.provider,
-                        LlmErrorKind::Decode,
-                        format!("inconsistent stream: {e}"),
-                    );
-                    return Poll::Ready(Some(Err(this.fail(e))));
+                match &event {
+                    StreamEvent::MessageStart { .. } | StreamEvent::ContentBlockStart { .. } => {
+                        this.started = true;
+                    }
+                    // Nothing after message_stop belongs to this response.
+                    StreamEvent::MessageStop => {
+                        this.complete = true;
+                        this.finished = true;
+                    }
+                    _ => {}
                 }
-                // Nothing after message_stop belongs to this response.
-                this.finished = matches!(event, StreamEvent::MessageStop);
                 return Poll::Ready(Some(Ok(event)));
             }
             if this.ended {
-                if this.acc.is_complete() {
+                if this.complete {
                     this.finished = true;
                     return Poll::Ready(None);
                 }
@@ -133,7 +142,7 @@ impl<M: StreamMapper> Stream for Events<M> {
             let result = match item {
                 Some(Ok(frame)) => this.mapper.map(frame, &mut this.queue),
                 Some(Err(mut e)) => {
-                    if this.acc.has_started() {
+                    if this.started {
                         e.kind = LlmErrorKind::StreamInterrupted;
                         e.message = format!("stream broke after it started: {}", e.message);
                     }

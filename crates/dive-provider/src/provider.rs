@@ -234,7 +234,7 @@ impl<W: WireFormat> HttpProvider<W> {
             |event| !matches!(event, StreamEvent::Ping),
         )
         .await?;
-        Ok(Box::pin(events.map(|item| item.map_err(LlmError::from))))
+        Ok(EventStream::new(events.map(|item| item.map_err(LlmError::from))))
     }
 }
 

@@ -49,7 +49,9 @@ impl Serialize for EncodedTools {
 }
 
 struct Entry {
-    tools: Vec<ToolDefinition>,
+    /// The request's shared list: an agent's calls hand the same one, compared by address
+    /// before by value (kept alive here, so a freed address cannot be reused by another list).
+    tools: Arc<[ToolDefinition]>,
     mcp: Vec<McpServerConfig>,
     json: Option<EncodedTools>,
 }
@@ -95,14 +97,14 @@ impl ToolCache {
         }
         let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(entry) = last.as_ref()
-            && entry.tools[..] == request.tools[..]
+            && (Arc::ptr_eq(&entry.tools, &request.tools) || entry.tools[..] == request.tools[..])
             && entry.mcp[..] == request.mcp_servers[..]
         {
             return Ok(entry.json.clone());
         }
         let json = encode()?;
         *last = Some(Entry {
-            tools: request.tools[..].to_vec(),
+            tools: Arc::clone(&request.tools),
             mcp: request.mcp_servers[..].to_vec(),
             json: json.clone(),
         });

@@ -103,8 +103,9 @@ impl Frame for serde_json::Value {
 /// Maps one wire format's stream frames to dive-core [`StreamEvent`]s.
 ///
 /// A mapper translates; [`Events`](crate::Events) does everything else once for every
-/// format: accumulating, pricing usage, the commit point of retries, the partial response of
-/// a failed stream and the end-of-stream check.
+/// format: pricing usage, the commit point of retries, typed errors and the end-of-stream
+/// check. The caller's [`EventStream`](dive_core::EventStream) accumulates the response and
+/// keeps the partial response of a failed stream.
 ///
 /// Usage in `MessageStart` and `MessageDelta` is the call's usage *so far* (the mapper
 /// applies its vendor's snapshot rules); the adapter prices it.

@@ -11,7 +11,11 @@ use dive_core::{ModelRequest, Role};
 pub struct RecordedRequests(Arc<Mutex<Vec<ModelRequest>>>);
 
 impl RecordedRequests {
-    pub(crate) fn push(&self, request: ModelRequest) {
+    /// Keeps a snapshot of the request's history, not the caller's shared one: a kept
+    /// reference would make the engine copy its history on its next change (copy-on-write),
+    /// and pin the live history for as long as the recording lives.
+    pub(crate) fn push(&self, mut request: ModelRequest) {
+        request.messages = Arc::new(Vec::clone(&request.messages));
         self.0.lock().unwrap_or_else(PoisonError::into_inner).push(request);
     }
 

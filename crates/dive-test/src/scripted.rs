@@ -4,8 +4,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dive_core::{
-    BoxFuture, EventStream, Llm, LlmError, LlmErrorKind, ModelRequest, ModelResponse, ResponseAccumulator,
-    StreamEvent, future::iter_stream,
+    BoxFuture, EventStream, Llm, LlmError, LlmErrorKind, ModelRequest, ModelResponse, StreamEvent,
 };
 
 use crate::recorded::RecordedRequests;
@@ -146,16 +145,7 @@ impl Llm for ScriptedModel {
             match step? {
                 ScriptStep::Response(r) => Ok(r),
                 ScriptStep::Error(e) => Err(e),
-                ScriptStep::Events(events) => {
-                    let mut acc = ResponseAccumulator::new();
-                    for event in events {
-                        acc.add(&event?).map_err(|e| LlmError::new(LlmErrorKind::Decode, e.to_string()))?;
-                    }
-                    if !acc.is_complete() {
-                        return Err(LlmError::new(LlmErrorKind::StreamInterrupted, "stream ended early"));
-                    }
-                    Ok(acc.into_response())
-                }
+                ScriptStep::Events(events) => EventStream::from_events(events).collect_response().await,
             }
         })
     }
@@ -164,8 +154,8 @@ impl Llm for ScriptedModel {
         let step = self.next_step(request);
         Box::pin(async move {
             match step? {
-                ScriptStep::Response(r) => Ok(iter_stream(StreamEvent::sequence_for(&r).into_iter().map(Ok))),
-                ScriptStep::Events(events) => Ok(iter_stream(events)),
+                ScriptStep::Response(r) => Ok(EventStream::replay(&r)),
+                ScriptStep::Events(events) => Ok(EventStream::from_events(events)),
                 ScriptStep::Error(e) => Err(e),
             }
         })

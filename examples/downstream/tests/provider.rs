@@ -95,7 +95,7 @@ async fn the_request_answers_unanswered_calls_and_renders_reminders_without_chan
             ],
         ),
     ]);
-    req.tools = vec![ToolDefinition::new("word_count", "Counts words.", json!({"type": "object"}))];
+    req.tools = vec![ToolDefinition::new("word_count", "Counts words.", json!({"type": "object"}))].into();
     let history = req.messages.clone();
     model.generate(req.clone()).await.unwrap();
     assert_eq!(req.messages, history, "the caller's history is never changed");

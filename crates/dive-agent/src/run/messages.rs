@@ -9,14 +9,53 @@ use dive_core::{
 use crate::texts::TOOL_CALL_NOT_RUN_TEXT;
 
 /// Appends blocks to the last message when it is a user message, else as a new user message,
-/// so roles keep alternating.
-pub(crate) fn append_user_blocks(messages: &mut Vec<Message>, blocks: Vec<Content>) {
+/// so roles keep alternating. Returns what was added, so it can be taken back.
+pub(crate) fn append_user_blocks(messages: &mut Vec<Message>, blocks: Vec<Content>) -> Appended {
     if blocks.is_empty() {
-        return;
+        return Appended::Nothing;
     }
     match messages.last_mut() {
-        Some(last) if last.role == Role::User => last.content.extend(blocks),
-        _ => messages.push(Message::new(Role::User, blocks)),
+        Some(last) if last.role == Role::User => {
+            let len = last.content.len();
+            last.content.extend(blocks);
+            Appended::ToLast { len }
+        }
+        _ => {
+            messages.push(Message::new(Role::User, blocks));
+            Appended::Message
+        }
+    }
+}
+
+/// What [`append_user_blocks`] added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Appended {
+    /// Nothing (no blocks).
+    Nothing,
+    /// Blocks at the end of the last message, which had `len` blocks before.
+    ToLast {
+        /// The block count before.
+        len: usize,
+    },
+    /// A new last message.
+    Message,
+}
+
+impl Appended {
+    /// Takes the blocks back out of `messages`, which must not have changed since (the
+    /// history is copied only when someone else still holds it).
+    pub(crate) fn undo(self, messages: &mut std::sync::Arc<Vec<Message>>) {
+        match self {
+            Self::Nothing => {}
+            Self::ToLast { len } => {
+                if let Some(last) = std::sync::Arc::make_mut(messages).last_mut() {
+                    last.content.truncate(len);
+                }
+            }
+            Self::Message => {
+                std::sync::Arc::make_mut(messages).pop();
+            }
+        }
     }
 }
 

@@ -17,8 +17,8 @@ mod resume;
 use std::sync::Arc;
 
 use dive_core::{
-    AgentRunSpan, BackgroundTaskHandle, Llm, Message, ModelCallRecord, ModelResponse, OutcomeReason,
-    Reminder, Response, ResponseAccumulator, ResponseItem, RunInfo, Session, StopKind, TurnOrigin, Usage,
+    AgentRunSpan, BackgroundTaskHandle, EventStream, Llm, Message, ModelCallRecord, ModelResponse,
+    OutcomeReason, Reminder, Response, ResponseItem, RunInfo, Session, StopKind, TurnOrigin, Usage,
 };
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -79,7 +79,8 @@ pub(crate) struct Run {
     input: Vec<Message>,
     output: Vec<Message>,
     /// What the model sees: history, input and output, as hooks may have rewritten it.
-    working: Vec<Message>,
+    /// What the model sees: shared with the request of each call (see `call_model`).
+    working: Arc<Vec<Message>>,
     usage: Usage,
     tool_records: Vec<dive_core::ToolCallRecord>,
     model_calls: Vec<ModelCallRecord>,
@@ -89,7 +90,9 @@ pub(crate) struct Run {
     pending_reminders: Vec<Reminder>,
     /// The last model response's stop reason and details (all the response keeps of it).
     last_stop: Option<(String, Option<serde_json::Value>)>,
-    stream_acc: Option<ResponseAccumulator>,
+    /// The model stream being read: kept here so a call cancelled mid-stream still leaves what
+    /// it produced (see `keep_partial`).
+    stream: Option<EventStream>,
     background: Vec<BackgroundTaskHandle>,
     /// The session revision this run last saw or wrote (turn stores).
     revision: u64,
@@ -159,7 +162,7 @@ impl Run {
         let handles = std::mem::take(&mut self.background);
         if let Some(message) = messages::background_results_message(&handles) {
             self.input.push(message.clone());
-            self.working.push(message);
+            Arc::make_mut(&mut self.working).push(message);
             hooks::post_background(&self.agent.inner.hooks, &self.info, &handles).await;
         }
         if self.resume.is_none() {
@@ -173,7 +176,7 @@ impl Run {
             self.info.clone(),
             iteration,
             self.system_prompt.clone(),
-            self.working.clone(),
+            Vec::clone(&self.working),
         )
     }
 
@@ -187,7 +190,7 @@ impl Run {
             self.system_prompt = prompt;
         }
         if let Some(messages) = edit.messages {
-            self.working = messages;
+            self.working = Arc::new(messages);
         }
         self.queue_reminders(edit.reminders);
         None
@@ -204,13 +207,13 @@ impl Run {
 
     /// Records a message of the turn's output (and what the model sees).
     fn push_output(&mut self, message: Message) {
-        self.working.push(message.clone());
+        Arc::make_mut(&mut self.working).push(message.clone());
         self.output.push(message);
     }
 
     /// Records reminders as user blocks of the output.
     fn push_output_blocks(&mut self, blocks: Vec<dive_core::Content>) {
-        messages::append_user_blocks(&mut self.working, blocks.clone());
+        messages::append_user_blocks(Arc::make_mut(&mut self.working), blocks.clone());
         messages::append_user_blocks(&mut self.output, blocks);
     }
 

@@ -7,11 +7,11 @@ use std::time::{Duration, Instant};
 
 use dive_core::{
     LlmError, LlmErrorKind, ModelCallRecord, ModelRequest, ModelResponse, OutcomeReason, Reminder,
-    ResponseAccumulator, ResponseItem, Tool, ToolChoice, ToolDefinition,
+    ResponseItem, Tool, ToolChoice, ToolDefinition,
 };
 use futures_util::StreamExt;
 
-use super::messages::{append_user_blocks, reminder_blocks};
+use super::messages::{Appended, append_user_blocks, reminder_blocks};
 use super::{Exit, Interrupt, Run};
 use crate::error::TurnFailure;
 use crate::texts::TOOL_LIMIT_TEXT;
@@ -20,6 +20,10 @@ use crate::texts::TOOL_LIMIT_TEXT;
 #[derive(Default)]
 pub(crate) struct ToolIndex {
     by_name: HashMap<String, Arc<dyn Tool>>,
+    /// The definitions of the tools indexed by [`new`](Self::new), built once and shared by
+    /// every request that has no toolset tools.
+    shared: Arc<[ToolDefinition]>,
+    /// The definitions of tools added one by one (a call's toolset tools).
     definitions: Vec<ToolDefinition>,
 }
 
@@ -30,7 +34,12 @@ impl ToolIndex {
         for tool in tools {
             index.add(tool);
         }
+        index.shared = std::mem::take(&mut index.definitions).into();
         index
+    }
+
+    fn definitions(&self) -> impl Iterator<Item = &ToolDefinition> {
+        self.shared.iter().chain(&self.definitions)
     }
 
     fn add(&mut self, tool: Arc<dyn Tool>) {
@@ -70,12 +79,16 @@ impl ResolvedTools {
         self.base.by_name.keys().chain(self.extra.by_name.keys()).map(String::as_str)
     }
 
-    fn definitions(&self) -> Vec<ToolDefinition> {
-        self.base.definitions.iter().chain(&self.extra.definitions).cloned().collect()
+    /// The definitions of a call: the agent's shared list as is, unless toolsets add tools.
+    fn definitions(&self) -> Arc<[ToolDefinition]> {
+        if self.extra.shared.is_empty() && self.extra.definitions.is_empty() {
+            return Arc::clone(&self.base.shared);
+        }
+        self.base.definitions().chain(self.extra.definitions()).cloned().collect()
     }
 
     fn is_empty(&self) -> bool {
-        self.base.definitions.is_empty() && self.extra.definitions.is_empty()
+        self.base.definitions().next().is_none() && self.extra.definitions().next().is_none()
     }
 }
 
@@ -110,17 +123,24 @@ impl Run {
         Ok(resolved)
     }
 
-    fn build_request(&mut self, tools: &ResolvedTools, last_call: bool) -> ModelRequest {
-        let mut messages = self.working.clone();
+    /// The request of one call. It shares the working history rather than copying it: this
+    /// call's reminder blocks are appended to the history itself (in place while no one else
+    /// holds it) and the returned [`Appended`] takes them back after the call.
+    fn build_request(&mut self, tools: &ResolvedTools, last_call: bool) -> (ModelRequest, Appended) {
         let mut tail: Vec<Reminder> = self.call_reminders.clone();
         tail.append(&mut self.next_call_reminders);
         let limit_applies = last_call && !tools.is_empty();
         if limit_applies && let Ok(r) = Reminder::operator("tool-limit", TOOL_LIMIT_TEXT) {
             tail.push(r);
         }
-        append_user_blocks(&mut messages, reminder_blocks(tail));
-        let system = crate::texts::system_prompt_for(&self.system_prompt, &messages).into_owned();
-        let mut request = ModelRequest::new(messages).with_tools(tools.definitions());
+        let blocks = reminder_blocks(tail);
+        let appended = if blocks.is_empty() {
+            Appended::Nothing
+        } else {
+            append_user_blocks(Arc::make_mut(&mut self.working), blocks)
+        };
+        let system = crate::texts::system_prompt_for(&self.system_prompt, &self.working).into_owned();
+        let mut request = ModelRequest::new(Arc::clone(&self.working)).with_tools(tools.definitions());
         if !system.is_empty() {
             request = request.with_system(system);
         }
@@ -129,7 +149,7 @@ impl Run {
             request.tool_choice = Some(ToolChoice::None);
         }
         self.agent.inner.settings.apply_to(&mut request);
-        request
+        (request, appended)
     }
 
     /// Calls the model once. On failure the kept part of a streamed response is recorded and
@@ -140,7 +160,7 @@ impl Run {
         iteration: u32,
         last_call: bool,
     ) -> Result<ModelResponse, Exit> {
-        let request = self.build_request(tools, last_call);
+        let (request, appended) = self.build_request(tools, last_call);
         let model = Arc::clone(&self.model);
         let streaming = self.agent.inner.settings.streams(model.supports_streaming());
         let requested = request.model.clone().unwrap_or_else(|| model.model().to_owned());
@@ -155,6 +175,10 @@ impl Run {
             why = interrupts.hard() => Err(Failure::Interrupted(why)),
             r = self.request_model(request, streaming, started, &mut first_event) => r,
         };
+        // The call is over (finished, failed or cancelled) and its request dropped with it:
+        // take this call's reminders back out of the history, in place unless the provider
+        // kept the request.
+        appended.undo(&mut self.working);
         record.latency_ms = millis(started.elapsed());
         record.time_to_first_event_ms = first_event.map(millis);
         if let Some(ttfe) = first_event {
@@ -162,7 +186,7 @@ impl Run {
         }
         match result {
             Ok(response) => {
-                self.stream_acc = None;
+                self.stream = None;
                 record.served_model =
                     if response.model.is_empty() { requested } else { response.model.clone() };
                 record.response_id.clone_from(&response.id);
@@ -213,35 +237,33 @@ impl Run {
         if !streaming {
             return Ok(model.generate(request).await?);
         }
-        let mut events = model.stream(request).await?;
         let wants_events = self.emitter.wants_events();
-        let acc = self.stream_acc.insert(ResponseAccumulator::new());
+        // Held by the run, not this future: a hard interrupt drops the future mid-stream and
+        // `keep_partial` still reads what the stream produced.
+        let events = self.stream.insert(model.stream(request).await?);
         while let Some(event) = events.next().await {
+            // The stream checks itself: an inconsistent event or an end without the final
+            // event arrives here as an error.
             let event = event?;
             if first_event.is_none() {
                 *first_event = Some(started.elapsed());
             }
-            acc.add(&event).map_err(|e| LlmError::new(LlmErrorKind::Decode, e.to_string()))?;
             if wants_events {
                 self.emitter.emit(ResponseItem::ModelEvent { event });
             }
         }
-        if !acc.is_complete() {
-            return Err(Failure::Llm(LlmError::new(
-                LlmErrorKind::StreamInterrupted,
-                "the model stream ended before its final event",
-            )));
-        }
-        let acc = self.stream_acc.take().unwrap_or_default();
-        Ok(acc.into_response())
+        let events = self.stream.take().ok_or_else(|| {
+            LlmError::new(LlmErrorKind::StreamInterrupted, "the model stream was lost while it was read")
+        })?;
+        Ok(events.into_response())
     }
 
     /// Records what can be kept of an interrupted stream (its finished blocks, and
     /// its partial text when the agent keeps partial text); returns whether the stream had started.
     fn keep_partial(&mut self) -> bool {
-        let Some(acc) = self.stream_acc.take() else { return false };
-        let started = acc.has_started();
-        let partial = acc.into_partial_response(!self.agent.inner.drop_partial_text);
+        let Some(events) = self.stream.take() else { return false };
+        let started = events.has_started();
+        let partial = events.into_partial_response(!self.agent.inner.drop_partial_text);
         self.usage += &partial.usage;
         if !partial.content.is_empty() {
             self.push_output(partial.into_message());

@@ -7,6 +7,7 @@
 mod accumulator;
 mod catalog;
 mod event;
+mod event_stream;
 mod request;
 mod response;
 mod stop;
@@ -19,6 +20,7 @@ use std::sync::Arc;
 pub use accumulator::{AccumulateError, ResponseAccumulator};
 pub use catalog::{ModelInfo, find_model};
 pub use event::{ContentDelta, MessageDelta, StreamEvent};
+pub use event_stream::EventStream;
 pub use request::{
     ContextEdit, McpServerConfig, ModelRequest, OptionKey, Prefill, ProviderOption, ProviderOptions,
     Reasoning, ReasoningEffort, ReasoningSummary, ResponseFormat, Speed, ThinkingDisplay, ThinkingMode,
@@ -32,10 +34,7 @@ pub use unanswered::{
 pub use usage::{Cost, LongContextPricing, Pricing, Usage, UsageIteration, UsageReport};
 
 use crate::error::LlmError;
-use crate::future::{BoxFuture, BoxStream, iter_stream};
-
-/// A stream of model events.
-pub type EventStream = BoxStream<Result<StreamEvent, LlmError>>;
+use crate::future::BoxFuture;
 
 /// A language model.
 ///
@@ -59,9 +58,13 @@ pub type EventStream = BoxStream<Result<StreamEvent, LlmError>>;
 ///   without a result, which most endpoints reject.
 /// - **Stream only when [`supports_streaming`](Llm::supports_streaming) says so.** Callers use
 ///   [`stream`](Llm::stream) only when it returns `true`; return `true` only when `stream`
-///   yields the endpoint's own events as they arrive. A stream that ends without the
-///   endpoint's end marker is an [`LlmErrorKind::StreamInterrupted`](crate::LlmErrorKind)
-///   error, never a short success.
+///   yields the endpoint's own events as they arrive. Wrap them with
+///   [`EventStream::new`]: it accumulates the response once for every reader, turns an
+///   event that does not fit into a `Decode` error and an end without
+///   [`StreamEvent::MessageStop`] into an
+///   [`LlmErrorKind::StreamInterrupted`](crate::LlmErrorKind) error, never a short success,
+///   and keeps what a failed stream produced
+///   ([`EventStream::into_partial_response`]). Do not accumulate the events yourself.
 /// - **Never change the request's history, and never leak a key.** Derive the wire request
 ///   from the [`ModelRequest`] alone; keep API keys in [`Secret`](crate::Secret)s so `Debug`,
 ///   `Display` and errors print them redacted.
@@ -97,11 +100,7 @@ pub trait Llm: Send + Sync {
     /// A stream of events. The default calls [`generate`](Llm::generate) and replays the
     /// response as events.
     fn stream(&self, request: ModelRequest) -> BoxFuture<'_, Result<EventStream, LlmError>> {
-        Box::pin(async move {
-            let response = self.generate(request).await?;
-            let events = StreamEvent::sequence_for(&response);
-            Ok(iter_stream(events.into_iter().map(Ok)))
-        })
+        Box::pin(async move { Ok(EventStream::replay(&self.generate(request).await?)) })
     }
 
     /// Whether [`stream`](Llm::stream) streams natively.

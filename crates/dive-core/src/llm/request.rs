@@ -4,6 +4,7 @@
 //! crate); options that only make sense for one vendor live in [`ModelRequest::provider_options`].
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -18,12 +19,19 @@ pub use options::{OptionKey, ProviderOption, ProviderOptions};
 
 /// One request to a model.
 ///
+/// The conversation and the tool list are shared, not owned: an agent hands each model call
+/// a reference-counted view of its history and of tool definitions built once, so a call
+/// copies neither. Read them like a `Vec` (`request.messages.last()`, `request.tools.iter()`);
+/// to change a request's own copy use `Arc::make_mut(&mut request.messages)`, which copies
+/// only when the history is shared.
+///
 /// ```
 /// use dive_core::{Message, ModelRequest};
 /// let request = ModelRequest::new(vec![Message::user("Hello")])
 ///     .with_system("Be brief.")
 ///     .with_max_tokens(256);
 /// assert_eq!(request.max_tokens, Some(256));
+/// assert_eq!(request.messages.last().map(Message::text).as_deref(), Some("Hello"));
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -34,11 +42,11 @@ pub struct ModelRequest {
     /// System prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system: Option<String>,
-    /// The conversation.
-    pub messages: Vec<Message>,
-    /// Tools the model may call.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<ToolDefinition>,
+    /// The conversation (shared with the caller's history; see the type's docs).
+    pub messages: Arc<Vec<Message>>,
+    /// Tools the model may call (shared: an agent builds its list once).
+    #[serde(default, skip_serializing_if = "no_tools")]
+    pub tools: Arc<[ToolDefinition]>,
     /// How the model must choose tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<ToolChoice>,
@@ -66,12 +74,6 @@ pub struct ModelRequest {
     /// Reasoning / thinking settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<Reasoning>,
-    /// Output speed mode.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub speed: Option<Speed>,
-    /// Provider beta feature names.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub features: Vec<String>,
     /// Extra HTTP headers.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, String>,
@@ -90,12 +92,6 @@ pub struct ModelRequest {
     /// Chain on a stored response instead of resending history (OpenAI Responses).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous_response_id: Option<String>,
-    /// Service tier.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub service_tier: Option<String>,
-    /// Assistant prefill.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prefill: Option<Prefill>,
     /// Free-form options for one provider, merged into its request body.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub provider_options: Map<String, Value>,
@@ -106,10 +102,11 @@ pub struct ModelRequest {
 }
 
 impl ModelRequest {
-    /// A request with these messages and defaults elsewhere.
+    /// A request with these messages (a `Vec`, or a shared `Arc<Vec<Message>>`) and
+    /// defaults elsewhere.
     #[must_use]
-    pub fn new(messages: Vec<Message>) -> Self {
-        Self { messages, ..Self::default() }
+    pub fn new(messages: impl Into<Arc<Vec<Message>>>) -> Self {
+        Self { messages: messages.into(), ..Self::default() }
     }
 
     /// Sets the system prompt.
@@ -119,10 +116,10 @@ impl ModelRequest {
         self
     }
 
-    /// Sets the tools.
+    /// Sets the tools (a `Vec`, or a shared `Arc<[ToolDefinition]>` reused as is).
     #[must_use]
-    pub fn with_tools(mut self, tools: Vec<ToolDefinition>) -> Self {
-        self.tools = tools;
+    pub fn with_tools(mut self, tools: impl Into<Arc<[ToolDefinition]>>) -> Self {
+        self.tools = tools.into();
         self
     }
 
@@ -167,6 +164,10 @@ impl ModelRequest {
         self.response_format = Some(format);
         self
     }
+}
+
+fn no_tools(tools: &Arc<[ToolDefinition]>) -> bool {
+    tools.is_empty()
 }
 
 /// How the model must use tools.
@@ -322,7 +323,8 @@ impl Reasoning {
     }
 }
 
-/// Output speed mode.
+/// Output speed mode, for the provider options of the vendors that have one (Anthropic's
+/// `AnthropicOptions::with_speed`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -401,7 +403,8 @@ impl ResponseFormat {
     }
 }
 
-/// Assistant prefill: text the response starts with.
+/// Assistant prefill: text the response starts with, for the provider options of the vendors
+/// that take one (Anthropic's `AnthropicOptions::with_prefill`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Prefill {
@@ -444,6 +447,26 @@ mod tests {
         assert_eq!(E::Minimal.clamp_to(&[E::None, E::Medium]), Some(E::Medium));
         assert_eq!(E::None.clamp_to(&[E::None, E::Low]), Some(E::None));
         assert_eq!(E::Low.clamp_to(&[]), None);
+    }
+
+    #[test]
+    fn shared_messages_and_tools_keep_the_json_shape() {
+        let tool = ToolDefinition::new("read", "Reads.", serde_json::json!({"type": "object"}));
+        let messages = vec![Message::user("hi")];
+        let request = ModelRequest::new(messages.clone()).with_tools(vec![tool.clone()]);
+        let v = serde_json::to_value(&request).unwrap();
+        // The same JSON as the plain vectors: sharing changes nothing on the wire.
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "messages": serde_json::to_value(&messages).unwrap(),
+                "tools": serde_json::to_value(vec![tool]).unwrap(),
+            })
+        );
+        let back: ModelRequest = serde_json::from_value(v).unwrap();
+        assert_eq!(back, request);
+        let bare = serde_json::to_value(ModelRequest::new(Vec::new())).unwrap();
+        assert_eq!(bare, serde_json::json!({"messages": []}), "no tools: no `tools` key");
     }
 
     #[test]

@@ -41,16 +41,12 @@ impl ModelRequest {
             frequency_penalty,
             stop_sequences,
             reasoning,
-            speed,
-            features,
             headers,
             mcp_servers,
             response_format,
             caching,
             prompt_cache_key,
             previous_response_id,
-            service_tier,
-            prefill,
             provider_options,
             options,
         } = template;
@@ -64,15 +60,11 @@ impl ModelRequest {
         fill(&mut self.presence_penalty, presence_penalty);
         fill(&mut self.frequency_penalty, frequency_penalty);
         fill(&mut self.reasoning, reasoning);
-        fill(&mut self.speed, speed);
         fill(&mut self.response_format, response_format);
         fill(&mut self.caching, caching);
         fill(&mut self.prompt_cache_key, prompt_cache_key);
         fill(&mut self.previous_response_id, previous_response_id);
-        fill(&mut self.service_tier, service_tier);
-        fill(&mut self.prefill, prefill);
         self.stop_sequences.extend(stop_sequences.iter().cloned());
-        self.features.extend(features.iter().cloned());
         self.mcp_servers.extend(mcp_servers.iter().cloned());
         for (k, v) in headers {
             self.headers.entry(k.clone()).or_insert_with(|| v.clone());
@@ -89,7 +81,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::llm::request::{Prefill, ToolChoice};
+    use crate::llm::request::ToolChoice;
     use crate::message::Message;
 
     #[test]
@@ -98,14 +90,13 @@ mod tests {
         template.model = Some("m".into());
         template.prompt_cache_key = Some("k".into());
         template.previous_response_id = Some("r".into());
-        template.prefill = Some(Prefill::new("{"));
         template.headers.insert("x-a".into(), "1".into());
         template.provider_options.insert("seed".into(), json!(3));
-        template.messages.push(Message::user("never copied"));
+        std::sync::Arc::make_mut(&mut template.messages).push(Message::user("never copied"));
         let mut request = ModelRequest::new(vec![Message::user("hi")]);
         request.fill_from(&template);
         let mut expected = template.clone();
-        expected.messages = vec![Message::user("hi")];
+        expected.messages = vec![Message::user("hi")].into();
         assert_eq!(request, expected);
     }
 

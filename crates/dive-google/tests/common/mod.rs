@@ -5,9 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
-use dive_core::{ResponseAccumulator, StreamEvent};
+use dive_core::{EventStream, LlmError, StreamEvent};
 use dive_google::Gemini;
-use dive_provider::ProviderError;
 use futures::StreamExt;
 
 pub fn fixture(name: &str) -> PathBuf {
@@ -28,39 +27,29 @@ pub fn offline(model: &str) -> Gemini {
         .unwrap()
 }
 
-/// Decodes SSE bytes fed in `chunk`-byte pieces: the events, the accumulated response and
-/// the error that ended the stream, if any.
-pub fn decode_bytes(
-    bytes: &[u8],
-    chunk: usize,
-) -> (Vec<StreamEvent>, ResponseAccumulator, Option<ProviderError>) {
+/// Decodes SSE bytes fed in `chunk`-byte pieces: the events, the stream they were read from
+/// (its response, or what it kept of a failed one) and the error that ended it, if any.
+pub fn decode_bytes(bytes: &[u8], chunk: usize) -> (Vec<StreamEvent>, EventStream, Option<LlmError>) {
     let chunks: Vec<Result<Bytes, std::io::Error>> =
         bytes.chunks(chunk.max(1)).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
     let sse = dive_provider::decode_sse("google", futures::stream::iter(chunks));
     let pricing = dive_google::model_info("gemini-3.5-flash").and_then(|m| m.pricing.clone());
-    let mut events = dive_google::events(Box::pin(sse), pricing);
-    let mut acc = ResponseAccumulator::new();
+    let mut events = dive_google::events(Box::pin(sse), pricing).into_event_stream();
     let mut seen = Vec::new();
     let mut error = None;
     futures::executor::block_on(async {
         while let Some(item) = events.next().await {
             match item {
-                Ok(event) => {
-                    acc.add(&event).unwrap();
-                    seen.push(event);
-                }
-                Err(e) => {
-                    error = Some(e);
-                    break;
-                }
+                Ok(event) => seen.push(event),
+                Err(e) => error = Some(e),
             }
         }
     });
-    (seen, acc, error)
+    (seen, events, error)
 }
 
 /// Decodes a fixture file in 37-byte pieces.
-pub fn decode_fixture(name: &str) -> (Vec<StreamEvent>, ResponseAccumulator, Option<ProviderError>) {
+pub fn decode_fixture(name: &str) -> (Vec<StreamEvent>, EventStream, Option<LlmError>) {
     decode_bytes(&std::fs::read(fixture(name)).unwrap(), 37)
 }
 
@@ -71,7 +60,7 @@ pub fn recorded(name: &str) -> PathBuf {
 
 /// Decodes a recording kept as one JSON chunk a line (the `*.chunks.txt` form of the
 /// Vercel AI SDK's fixtures), framed as the `data:` events Gemini sends, in 37-byte pieces.
-pub fn decode_chunk_lines(name: &str) -> (Vec<StreamEvent>, ResponseAccumulator, Option<ProviderError>) {
+pub fn decode_chunk_lines(name: &str) -> (Vec<StreamEvent>, EventStream, Option<LlmError>) {
     let text = std::fs::read_to_string(recorded(name)).unwrap();
     let sse: String =
         text.lines().filter(|l| !l.trim().is_empty()).map(|l| format!("data: {l}\r\n\r\n")).collect();

@@ -130,12 +130,8 @@ impl Serialize for ChatBody<'_> {
         top.opt("top_p", request.top_p)?;
         top.opt("presence_penalty", request.presence_penalty)?;
         top.opt("frequency_penalty", request.frequency_penalty)?;
-        let mut stops: Vec<&str> = request.stop_sequences.iter().map(String::as_str).collect();
-        if let Some(tag) = request.prefill.as_ref().and_then(|p| p.closing_tag.as_deref()) {
-            stops.push(tag);
-        }
-        if !stops.is_empty() {
-            top.put("stop", &stops)?;
+        if !request.stop_sequences.is_empty() {
+            top.put("stop", &request.stop_sequences)?;
         }
         let has_tools = request.tools.iter().any(|t| !t.is_native() || dialect.native_tools);
         if let Some(search) = request.tools.iter().find(|t| {

@@ -12,7 +12,7 @@ pub const CALLS: [&[&str]; 4] = [&["read", "write"], &["read", "write"], &["sear
 
 /// A request holding the named tools.
 pub fn ask(tools: &[&str]) -> ModelRequest {
-    let tools = tools
+    let tools: Vec<ToolDefinition> = tools
         .iter()
         .map(|t| {
             ToolDefinition::new(*t, format!("The {t} tool."), json!({"type": "object", "properties": {}}))

@@ -104,14 +104,14 @@ impl LineModel {
             key: self.key.clone(),
         };
         let Some((mut first, state)) = next_events(state).await else {
-            return Ok(Box::pin(futures_util::stream::empty()));
+            return Ok(EventStream::new(futures_util::stream::empty()));
         };
         if first.first().is_some_and(Result::is_err) {
             // The attempt failed before any event: its error is the attempt's (retried).
             first.remove(0)?;
         }
         let rest = futures_util::stream::unfold(state, next_events).flat_map(futures_util::stream::iter);
-        Ok(Box::pin(futures_util::stream::iter(first).chain(rest)))
+        Ok(EventStream::new(futures_util::stream::iter(first).chain(rest)))
     }
 
     async fn send(&self, request: &ModelRequest, stream: bool) -> Result<Response, LlmError> {
