@@ -194,7 +194,12 @@ fn request_bodies_are_valid_for_the_official_sdk() {
         }
     }
     let Some(py) = dive_test::interop::python("mistralai") else { return };
-    dive_test::interop::assert_bodies_valid(&py, &interop_dir().join("validate_requests.py"), dir.path(), written);
+    dive_test::interop::assert_bodies_valid(
+        &py,
+        &interop_dir().join("validate_requests.py"),
+        dir.path(),
+        written,
+    );
 }
 
 fn decode_fixture(name: &str) -> (ResponseAccumulator, Option<dive_provider::ProviderError>) {
