@@ -156,12 +156,12 @@ mod tests {
     #[test]
     fn a_template_carries_options_without_a_setter() {
         let mut template = ModelRequest::default();
-        template.previous_response_id = Some("resp_1".into());
+        template.prompt_cache_key = Some("key_1".into());
         template.provider_options.insert("seed".into(), serde_json::json!(7));
         let settings = ModelSettings::from_template(template).stream(false);
         let mut request = ModelRequest::new(Vec::new());
         settings.apply_to(&mut request);
-        assert_eq!(request.previous_response_id.as_deref(), Some("resp_1"));
+        assert_eq!(request.prompt_cache_key.as_deref(), Some("key_1"));
         assert_eq!(request.provider_options.get("seed"), Some(&serde_json::json!(7)));
         assert!(!settings.streams(true), "stream(false) still turns streaming off");
     }

@@ -64,8 +64,7 @@ pub(crate) fn prompt_cache_key(request: &ModelRequest) -> Option<&str> {
 }
 
 pub(crate) fn previous_response_id(request: &ModelRequest) -> Option<&str> {
-    let typed = request.options.get::<OpenAiOptions>().and_then(|o| o.previous_response_id.as_deref());
-    typed.or(request.previous_response_id.as_deref())
+    request.options.get::<OpenAiOptions>().and_then(|o| o.previous_response_id.as_deref())
 }
 
 pub(crate) fn service_tier(request: &ModelRequest) -> Option<&str> {

@@ -203,9 +203,9 @@ fn matrix() -> Vec<(&'static str, &'static str, ModelRequest)> {
     ];
     cases.push(("reminders", gpt, ModelRequest::new(reminders)));
 
-    let mut r =
-        ModelRequest::new(vec![Message::user("first"), Message::assistant("ok"), Message::user("second")]);
-    r.previous_response_id = Some("resp_prev1".into());
+    let r =
+        ModelRequest::new(vec![Message::user("first"), Message::assistant("ok"), Message::user("second")])
+            .with_option(dive_openai::OpenAiOptions::default().with_previous_response_id("resp_prev1"));
     cases.push(("previous_response_id", gpt, r));
     cases
 }
@@ -222,11 +222,16 @@ fn request_bodies_are_valid_for_the_official_sdk() {
     for (name, model, request) in matrix() {
         for stream in [false, true] {
             let suffix = if stream { "-stream" } else { "" };
-            let bodies = [
-                ("openai-responses", responses(model).request_body(&request, stream).unwrap()),
-                ("openai-chat", chat(model).request_body(&request, stream).unwrap()),
-                ("openai-chat", compatible().request_body(&request, stream).unwrap()),
-            ];
+            let mut bodies =
+                vec![("openai-responses", responses(model).request_body(&request, stream).unwrap())];
+            if name == "previous_response_id" {
+                // Chaining on a stored response is the Responses API's alone: Chat refuses it.
+                let refused = chat(model).request_body(&request, stream).unwrap_err();
+                assert_eq!(refused.kind, dive_core::LlmErrorKind::InvalidRequest, "{refused}");
+            } else {
+                bodies.push(("openai-chat", chat(model).request_body(&request, stream).unwrap()));
+                bodies.push(("openai-chat", compatible().request_body(&request, stream).unwrap()));
+            }
             for (i, (kind, body)) in bodies.into_iter().enumerate() {
                 let file = dir.path().join(format!("{name}-{i}.{kind}{suffix}.json"));
                 std::fs::write(file, serde_json::to_vec_pretty(&body).unwrap()).unwrap();

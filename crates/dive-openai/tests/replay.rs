@@ -130,9 +130,9 @@ fn operator_reminders_are_developer_messages_on_openai() {
 
 #[test]
 fn previous_response_id_sends_only_the_new_turn() {
-    let mut request =
-        ModelRequest::new(vec![Message::user("first"), Message::assistant("ok"), Message::user("second")]);
-    request.previous_response_id = Some("resp_prev".into());
+    let request =
+        ModelRequest::new(vec![Message::user("first"), Message::assistant("ok"), Message::user("second")])
+            .with_option(dive_openai::OpenAiOptions::default().with_previous_response_id("resp_prev"));
     let body = responses("gpt-5.5").request_body(&request, true).unwrap();
     assert_eq!(
         body["input"],

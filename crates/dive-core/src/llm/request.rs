@@ -89,9 +89,6 @@ pub struct ModelRequest {
     /// Prompt cache routing key (OpenAI).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_cache_key: Option<String>,
-    /// Chain on a stored response instead of resending history (OpenAI Responses).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub previous_response_id: Option<String>,
     /// Free-form options for one provider, merged into its request body.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub provider_options: Map<String, Value>,

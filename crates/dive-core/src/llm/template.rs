@@ -46,7 +46,6 @@ impl ModelRequest {
             response_format,
             caching,
             prompt_cache_key,
-            previous_response_id,
             provider_options,
             options,
         } = template;
@@ -63,7 +62,6 @@ impl ModelRequest {
         fill(&mut self.response_format, response_format);
         fill(&mut self.caching, caching);
         fill(&mut self.prompt_cache_key, prompt_cache_key);
-        fill(&mut self.previous_response_id, previous_response_id);
         self.stop_sequences.extend(stop_sequences.iter().cloned());
         self.mcp_servers.extend(mcp_servers.iter().cloned());
         for (k, v) in headers {
@@ -89,7 +87,6 @@ mod tests {
         let mut template = ModelRequest::default().with_max_tokens(7).with_temperature(0.5);
         template.model = Some("m".into());
         template.prompt_cache_key = Some("k".into());
-        template.previous_response_id = Some("r".into());
         template.headers.insert("x-a".into(), "1".into());
         template.provider_options.insert("seed".into(), json!(3));
         std::sync::Arc::make_mut(&mut template.messages).push(Message::user("never copied"));
