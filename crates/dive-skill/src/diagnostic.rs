@@ -117,7 +117,9 @@ pub enum Problem {
     Io(String),
 }
 
-/// One problem, where it is and how bad.
+/// One problem, where it is and how bad. Generic over the problem so that crates reading
+/// other markdown files with this frontmatter (subagent definitions) report the same way;
+/// skills use [`Problem`].
 ///
 /// ```
 /// use dive_skill::{Diagnostic, Problem, Severity};
@@ -126,24 +128,32 @@ pub enum Problem {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Diagnostic {
-    /// How bad.
+pub struct Diagnostic<P = Problem> {
+    /// How bad: an error means the file was not loaded.
     pub severity: Severity,
     /// The file (or, for a skill from code, the label it was given).
     pub file: PathBuf,
     /// The 1-based line, when the problem has one.
     pub line: Option<usize>,
     /// What is wrong.
-    pub problem: Problem,
+    pub problem: P,
 }
 
-impl Diagnostic {
+impl<P> Diagnostic<P> {
     /// A diagnostic.
     #[must_use]
-    pub fn new(severity: Severity, file: impl Into<PathBuf>, line: Option<usize>, problem: Problem) -> Self {
+    pub fn new(severity: Severity, file: impl Into<PathBuf>, line: Option<usize>, problem: P) -> Self {
         Self { severity, file: file.into(), line, problem }
     }
 
+    /// Whether the file was not loaded.
+    #[must_use]
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl Diagnostic {
     pub(crate) fn warning(file: &Path, line: Option<usize>, problem: Problem) -> Self {
         Self::new(Severity::Warning, file, line, problem)
     }
@@ -151,15 +161,9 @@ impl Diagnostic {
     pub(crate) fn error(file: &Path, line: Option<usize>, problem: Problem) -> Self {
         Self::new(Severity::Error, file, line, problem)
     }
-
-    /// Whether the skill was not loaded.
-    #[must_use]
-    pub fn is_error(&self) -> bool {
-        self.severity == Severity::Error
-    }
 }
 
-impl fmt::Display for Diagnostic {
+impl<P: fmt::Display> fmt::Display for Diagnostic<P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.file.display())?;
         if let Some(line) = self.line {

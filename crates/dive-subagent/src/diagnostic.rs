@@ -1,8 +1,5 @@
 //! Diagnostics: every problem found reading agent files, naming the file and the line.
 
-use std::fmt;
-use std::path::PathBuf;
-
 pub use dive_skill::Severity;
 
 /// What is wrong with an agent file, in its author's words, with what to do about it.
@@ -56,46 +53,13 @@ pub enum Problem {
     Io(String),
 }
 
-/// One problem, where it is and how bad.
+/// One problem in an agent file, where it is and how bad (an error means the definition was
+/// not loaded): dive-skill's diagnostic over this crate's [`Problem`].
 ///
 /// ```
 /// use dive_subagent::{Diagnostic, Problem, Severity};
 /// let d = Diagnostic::new(Severity::Error, ".dive/agents/x.md", Some(2), Problem::MissingDescription);
 /// assert!(d.to_string().starts_with(".dive/agents/x.md:2: error: `description` is missing"));
+/// assert!(d.is_error());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Diagnostic {
-    /// How bad: an error means the definition was not loaded.
-    pub severity: Severity,
-    /// The file.
-    pub file: PathBuf,
-    /// The 1-based line, when the problem has one.
-    pub line: Option<usize>,
-    /// What is wrong.
-    pub problem: Problem,
-}
-
-impl Diagnostic {
-    /// A diagnostic.
-    #[must_use]
-    pub fn new(severity: Severity, file: impl Into<PathBuf>, line: Option<usize>, problem: Problem) -> Self {
-        Self { severity, file: file.into(), line, problem }
-    }
-
-    /// Whether the definition was not loaded.
-    #[must_use]
-    pub fn is_error(&self) -> bool {
-        self.severity == Severity::Error
-    }
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-        }
-        write!(f, ": {}: {}", self.severity, self.problem)
-    }
-}
+pub type Diagnostic = dive_skill::Diagnostic<Problem>;
