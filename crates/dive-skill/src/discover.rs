@@ -54,6 +54,23 @@ impl Default for Discovery {
     }
 }
 
+/// The user's home directory from the environment: `HOME`, or `USERPROFILE` on Windows; `None`
+/// when neither is set or it is empty. The one place this crate (and dive-subagent, for its user
+/// scope) reads the environment.
+///
+/// ```
+/// let home = dive_skill::home_from_env();
+/// assert!(home.is_none_or(|h| !h.as_os_str().is_empty()));
+/// ```
+#[must_use]
+#[allow(clippy::disallowed_methods)] // a from_env-style reader: the one place the home is read
+pub fn home_from_env() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .or_else(|| std::env::var_os("USERPROFILE"))
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
 impl Discovery {
     /// Nothing to search yet; depth 5, at most 2,000 directories, files up to 1 MiB.
     pub fn new() -> Self {
@@ -67,12 +84,9 @@ impl Discovery {
         }
     }
 
-    /// The user's home directory from the environment (`HOME`, or `USERPROFILE` on Windows).
-    #[allow(clippy::disallowed_methods)] // the from_env constructor: the one place the home is read
+    /// The user's home directory from the environment ([`home_from_env`]).
     pub fn from_env() -> Self {
-        let home =
-            std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")).filter(|h| !h.is_empty());
-        Self { home: home.map(PathBuf::from), ..Self::new() }
+        Self { home: home_from_env(), ..Self::new() }
     }
 
     /// The project root; its skills load only when `trusted` (a repository can hold skills

@@ -45,7 +45,7 @@ mod state;
 mod tool;
 
 pub use diagnostic::{Diagnostic, InvalidSkill, Problem, Severity};
-pub use discover::{Discovery, SEARCH_DIRS};
+pub use discover::{Discovery, SEARCH_DIRS, home_from_env};
 pub use dynamic::DynamicContext;
 pub use expand::{Arguments, expand_arguments};
 pub use extension::{CATALOG_REMINDER, SkillExtension};

@@ -45,11 +45,8 @@ impl Discovery {
     }
 
     /// The user's home directory from the environment (`HOME`, or `USERPROFILE` on Windows).
-    #[allow(clippy::disallowed_methods)] // the from_env constructor: the one place the home is read
     pub fn from_env() -> Self {
-        let home =
-            std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")).filter(|h| !h.is_empty());
-        Self { home: home.map(PathBuf::from), ..Self::new() }
+        Self { home: dive_skill::home_from_env(), ..Self::new() }
     }
 
     /// The project root; its agent files load only when `trusted`.
