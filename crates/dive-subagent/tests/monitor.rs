@@ -18,7 +18,7 @@ use serde_json::json;
 
 /// Whether the process is gone (a zombie waiting for a reaper counts as gone: it runs no
 /// more code and holds nothing).
-fn gone(pid: i32) -> bool {
+fn is_gone(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
         Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
@@ -27,6 +27,19 @@ fn gone(pid: i32) -> bool {
 
 /// A command whose grandchild (`sleep`, started by the shell's subshell) prints its pid.
 const SLEEPER: &str = "(sleep 300 & echo \"pid $!\"; wait) ; echo never";
+
+/// Whether the process is gone within 10 s: a SIGKILL sent to a process group is delivered
+/// asynchronously, so on a loaded machine the process may still be on its way out when the
+/// kill call returns. A process that was never killed stays and fails this.
+async fn gone(pid: i32) -> bool {
+    for _ in 0..1_000 {
+        if is_gone(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
+}
 
 fn pid_in(text: &str) -> i32 {
     let at = text.find("pid ").expect("the pid line") + 4;
@@ -72,7 +85,7 @@ async fn task_stop_kills_a_running_monitor_and_its_grandchildren() {
     });
     assert_eq!(stopped.as_deref(), Some("Stopped task monitor-1 (stopped)."));
     assert_eq!(runs.get("monitor-1").unwrap().status, RunStatus::Stopped);
-    assert!(gone(pid), "the grandchild {pid} was killed with its process group");
+    assert!(gone(pid).await, "the grandchild {pid} was killed with its process group");
     let again = runs.stop("monitor-1").unwrap_err();
     assert_eq!(again.to_string(), "the background task \"monitor-1\" has already finished");
 }
@@ -87,7 +100,7 @@ async fn a_timeout_kills_the_whole_tree() {
     assert_eq!(done.status, RunStatus::Failed);
     assert_eq!(done.result.as_deref(), Some("timed out after 2000 ms and was killed"));
     let notes = runs.take_notifications().join("\n");
-    assert!(gone(pid_in(&notes)), "{notes}");
+    assert!(gone(pid_in(&notes)).await, "{notes}");
     assert!(!notes.contains("never"), "the shell was killed before its next command");
 }
 
