@@ -144,6 +144,13 @@ pub enum Command {
     /// Manage saved sessions.
     #[command(subcommand)]
     Sessions(SessionsCommand),
+    /// Trust the workspace, so its own skills, commands (`.claude/commands`) and agent files
+    /// load; interactive mode asks once when it finds them.
+    Trust {
+        /// Take the trust back instead.
+        #[arg(long)]
+        revoke: bool,
+    },
 }
 
 /// `dive sessions …`

@@ -12,6 +12,7 @@ macro_rules! say {
 mod args;
 mod bypass;
 mod cancel;
+mod capabilities;
 mod claim;
 mod cli_settings;
 mod env_file;
@@ -23,6 +24,7 @@ mod interrupt;
 mod model;
 mod out;
 mod print_mode;
+mod progress;
 mod provenance;
 mod render;
 mod repl;
@@ -31,10 +33,12 @@ mod save;
 mod sessions_cmd;
 mod setup;
 mod signals;
+mod slash;
 mod style;
 mod tool_line;
 mod transcript;
 mod transport;
+mod trust;
 mod workspace_sessions;
 
 use std::process::ExitCode;
@@ -90,6 +94,10 @@ async fn run_inner(mut args: Args, provenance: Arc<provenance::Provenance>) -> R
             sessions_cmd::run(&*store, command).await?;
             return Ok(0);
         }
+        Some(Command::Trust { revoke }) => {
+            trust::command(&setup::session_dir(&args)?, &setup::workspace_root(&args)?, revoke)?;
+            return Ok(0);
+        }
         None => {}
     }
     let store = setup::open_store(&args)?;
@@ -113,7 +121,9 @@ async fn run_inner(mut args: Args, provenance: Arc<provenance::Provenance>) -> R
         if setup.model.offline {
             eprintln!("{}\n", model::OFFLINE_NOTICE);
         }
+        let prompt = slash::expand_prompt(&setup.capabilities.skills, prompt).await;
         let code = print_mode::run(&setup, prompt, args.output_format).await;
+        setup.capabilities.stop_background().await;
         setup.guard.finish().await;
         drop(setup);
         close_store(&store).await;
@@ -130,6 +140,7 @@ async fn run_inner(mut args: Args, provenance: Arc<provenance::Provenance>) -> R
         None => SessionChoice::New,
     };
     let (id, resumed) = setup::session_id(&store, choice, &workspace).await?;
+    trust::ask(&input, &setup::session_dir(&args)?, &workspace).await;
     let turn = interrupt::TurnState::default();
     let dialog = Arc::new(CliDialog::new(input.clone(), spinner.clone()).with_turn(turn.clone()));
     let terminal = setup::Terminal { input: input.clone(), spinner: spinner.clone(), turn: turn.clone() };

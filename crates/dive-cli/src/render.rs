@@ -85,12 +85,20 @@ pub struct Renderer {
     show_thinking: bool,
     style: Style,
     state: Arc<Mutex<RenderState>>,
+    /// The todo list shown as a checklist after each `TodoWrite`.
+    todos: Option<dive::subagent::TodoTracker>,
 }
 
 impl Renderer {
     /// A renderer for one turn.
     pub fn new(spinner: Spinner, show_thinking: bool) -> Self {
-        Self { spinner, show_thinking, style: Style::stdout_from_env(), state: Arc::default() }
+        Self { spinner, show_thinking, style: Style::stdout_from_env(), state: Arc::default(), todos: None }
+    }
+
+    /// Shows `todos` as a checklist each time the model updates it.
+    pub fn with_todos(mut self, todos: Option<dive::subagent::TodoTracker>) -> Self {
+        self.todos = todos;
+        self
     }
 
     /// Called once per item.
@@ -141,6 +149,13 @@ impl Renderer {
                 self.spinner.pause();
                 let shown = crate::sanitize::visible(&result_summary(result)).into_owned();
                 let _ = writeln!(out, "  {}", self.style.dim(&format!("⎿ {shown}")));
+                let updated =
+                    result.name == "TodoWrite" && result.output.as_ref().is_some_and(|o| !o.is_error);
+                if let Some(todos) = self.todos.as_ref().filter(|_| updated) {
+                    for line in crate::progress::checklist(&todos.todos()) {
+                        let _ = writeln!(out, "    {line}");
+                    }
+                }
                 self.spinner.busy("thinking…");
             }
             ResponseItem::Message { message, .. } => {

@@ -23,6 +23,9 @@ Commands:
   /usage           tokens and cost so far
   /status          model, session, workspace, permission mode
   /compact         summarise the conversation so far into a new window (the transcript stays)
+  /agents          the subagent types the model can start
+  /tasks [stop ID] background subagents and commands; stop one
+  /todos           the model's todo list
   /quit            leave (also Ctrl-D)
 Ctrl-C while the model answers stops it at once; while tools run it stops after the step
 (press it again to stop now); at a permission prompt it cancels the turn; at the prompt it
@@ -40,6 +43,8 @@ pub struct Repl {
     style: Style,
     /// The session whose workspace was recorded (once a session).
     tagged: Option<String>,
+    /// Background runs already announced at the prompt.
+    background: crate::progress::BackgroundWatch,
 }
 
 impl Repl {
@@ -55,6 +60,7 @@ impl Repl {
             prompt_interrupts: PromptInterrupts::default(),
             style: Style::stderr_from_env(),
             tagged: None,
+            background: crate::progress::BackgroundWatch::default(),
         }
     }
 
@@ -100,6 +106,11 @@ impl Repl {
     pub async fn run(mut self) -> u8 {
         self.banner().await;
         loop {
+            if let Some(runs) = self.setup.capabilities.runs() {
+                for notice in self.background.notices(runs) {
+                    eprintln!("{}", self.style.dim(&format!("({notice})")));
+                }
+            }
             let input = self.input.clone();
             let signals = self.setup.guard.signals.clone();
             let line = tokio::select! {
@@ -128,16 +139,18 @@ impl Repl {
                 }
                 continue;
             }
-            self.turn(line).await;
+            self.turn(line, line).await;
             if self.setup.guard.signal_exit().is_some() {
                 break;
             }
         }
+        self.setup.capabilities.stop_background().await;
         self.setup.guard.finish().await;
         self.setup.guard.signal_exit().unwrap_or(0)
     }
 
-    async fn turn(&mut self, text: &str) {
+    /// Runs one turn on `text`; `typed` is what the user typed (the session's title).
+    async fn turn(&mut self, text: &str, typed: &str) {
         if let Err(e) = self.setup.guard.before_turn().await {
             return eprintln!("{} {e}", self.style.red("error:"));
         }
@@ -145,7 +158,8 @@ impl Repl {
         let hard: CancellationToken = self.setup.guard.signals.turn_token();
         self.turn_state.begin(hard.clone());
         let watch = CancelWatch::start(soft.clone(), hard.clone(), self.turn_state.clone());
-        let renderer = Renderer::new(self.spinner.clone(), self.show_thinking);
+        let renderer = Renderer::new(self.spinner.clone(), self.show_thinking)
+            .with_todos(self.setup.capabilities.todos().cloned());
         self.spinner.busy("thinking…");
         let sink = renderer.clone();
         let turn_state = self.turn_state.clone();
@@ -167,7 +181,7 @@ impl Repl {
             Err(e) => (e.response().and_then(|r| r.turn.as_ref()), Some(e.to_string())),
         };
         let unsaved = self.setup.guard.after_turn(&self.setup.session, turn, error.as_deref());
-        self.set_title_once(text).await;
+        self.set_title_once(typed).await;
         if self.tagged.as_deref() != Some(self.setup.session.id()) {
             crate::workspace_sessions::tag(&*self.setup.session, &self.setup.workspace).await;
             self.tagged = Some(self.setup.session.id().to_owned());
@@ -216,7 +230,13 @@ impl Repl {
         let (name, arg) = command.split_once(' ').map_or((command, ""), |(n, a)| (n, a.trim()));
         match name {
             "quit" | "exit" | "q" => return false,
-            "help" | "?" => eprintln!("{HELP}"),
+            "help" | "?" => {
+                eprintln!("{HELP}");
+                let skills = crate::slash::help(&self.setup.capabilities.skills);
+                if !skills.is_empty() {
+                    eprint!("\n{skills}");
+                }
+            }
             "clear" => self.clear().await,
             "model" => self.model(arg),
             "usage" | "cost" => eprintln!("{}", usage_line(&self.usage)),
@@ -227,9 +247,68 @@ impl Repl {
                 eprintln!("{}", usage_line(&self.usage));
             }
             "compact" => self.compact().await,
-            other => eprintln!("unknown command /{other}; /help lists them"),
+            "agents" => self.agents(),
+            "tasks" => self.tasks(arg),
+            "todos" => self.todos(),
+            other => match crate::slash::expand(&self.setup.capabilities.skills, other, arg).await {
+                Some(content) => {
+                    let typed = format!("/{command}");
+                    self.turn(&content, &typed).await;
+                }
+                None => eprintln!("unknown command /{other}; /help lists them"),
+            },
         }
         true
+    }
+
+    fn agents(&self) {
+        let Some(orchestration) = &self.setup.capabilities.orchestration else {
+            return eprintln!("subagents need a model (the offline test model has none)");
+        };
+        eprintln!("Subagent types (the model starts them with the Agent tool):");
+        for definition in orchestration.agent().catalog().definitions() {
+            let from = match definition.source {
+                dive::subagent::Source::Project => "project",
+                dive::subagent::Source::User => "user",
+                _ => "built in",
+            };
+            let description: String = definition.description.trim().chars().take(90).collect();
+            eprintln!(
+                "  {:<16} {from:<8} {}",
+                crate::sanitize::visible(&definition.name),
+                crate::sanitize::visible(&description)
+            );
+        }
+    }
+
+    fn tasks(&self, arg: &str) {
+        let Some(runs) = self.setup.capabilities.runs() else {
+            return eprintln!("no background tasks on the offline test model");
+        };
+        if let Some(id) = arg.strip_prefix("stop").map(str::trim).filter(|id| !id.is_empty()) {
+            return match runs.stop(id) {
+                Ok(()) => eprintln!("stopped {id}"),
+                Err(e) => eprintln!("{e}"),
+            };
+        }
+        let list = runs.list();
+        if list.is_empty() {
+            return eprintln!("no subagents or background commands have run in this session");
+        }
+        for run in list {
+            eprintln!("  {}", crate::progress::run_line(&run));
+        }
+    }
+
+    fn todos(&self) {
+        let todos =
+            self.setup.capabilities.todos().map(dive::subagent::TodoTracker::todos).unwrap_or_default();
+        if todos.is_empty() {
+            return eprintln!("no todo list yet");
+        }
+        for line in crate::progress::checklist(&todos) {
+            eprintln!("  {line}");
+        }
     }
 
     async fn clear(&mut self) {

@@ -25,6 +25,8 @@ pub struct Setup {
     pub guard: crate::guard::Guard,
     /// Retries and timeouts for models built later (`/model`).
     pub transport: dive::ModelOptions,
+    /// Skills, subagents and background work.
+    pub capabilities: crate::capabilities::Capabilities,
 }
 
 /// The terminal in interactive mode: questions are asked there and retries shown around the
@@ -137,8 +139,17 @@ pub async fn build(
     terminal: Option<Terminal>,
 ) -> Result<Setup, String> {
     let root = workspace_root(args)?;
-    let workspace = Workspace::new(&root).map_err(|e| format!("bad workspace {}: {e}", root.display()))?;
+    let mut workspace =
+        Workspace::new(&root).map_err(|e| format!("bad workspace {}: {e}", root.display()))?;
     let workspace_path = workspace.root().to_path_buf();
+    let trusted = crate::trust::for_workspace(&session_dir(args)?, &workspace_path);
+    let skills = crate::capabilities::Capabilities::discover_skills(&workspace_path, trusted);
+    // A skill's bundled files stay readable wherever the skill lives.
+    for dir in skills.iter().filter_map(|s| s.dir()) {
+        if !dir.starts_with(&workspace_path) {
+            workspace = workspace.clone().with_read_only_root(dir).unwrap_or(workspace);
+        }
+    }
     let cli = crate::cli_settings::load_from_env(&workspace_path)?;
     for warning in &cli.warnings {
         eprintln!("dive: warning: {warning}");
@@ -166,10 +177,17 @@ pub async fn build(
     }
     let mut settings = cli.settings;
     settings.permissions.ask.push(crate::extra_tools::WEB_FETCH_ASK_RULE.into());
+    settings.permissions.allow.extend(crate::capabilities::ALLOWED_WITHOUT_ASKING.map(String::from));
     let config = settings.permission_config().map_err(|e| e.to_string())?;
     let mode = permission_mode(args, settings.permissions.default_mode.unwrap_or_default());
     let manager = Arc::new(PermissionManager::new(config.with_mode(mode).with_home_from_env()));
     let hook = PermissionHook::new(Arc::clone(&manager)).with_dialog(dialog);
+    let parts = (!model.offline).then(|| crate::capabilities::Parts {
+        model: Arc::clone(&model.llm),
+        parent_tools: toolkit.tools().into_iter().filter(|t| t.name() != "AskUserQuestion").collect(),
+        hooks: Hooks::new().on_pre_tool_use(hook.clone()),
+    });
+    let capabilities = crate::capabilities::Capabilities::build(&workspace_path, trusted, skills, parts);
     let session = store.open(session_id).await.map_err(|e| e.to_string())?;
     let mut settings_model = ModelSettings::new();
     if let Some(max) = args.max_tokens {
@@ -182,15 +200,29 @@ pub async fn build(
         settings_model = settings_model.stream(false);
     }
     let system = args.system_prompt.clone().unwrap_or_else(|| default_system_prompt(&workspace_path));
-    let agent = Agent::builder()
+    let mut builder = Agent::builder()
         .name("dive")
         .system_prompt(system)
         .model(Arc::clone(&model.llm))
         .tools(toolkit.tools())
         .hooks(Hooks::new().on_pre_tool_use(hook))
         .model_settings(settings_model)
-        .build()
-        .map_err(|e| e.to_string())?;
+        .extension(capabilities.skills.clone());
+    if let Some(orchestration) = &capabilities.orchestration {
+        builder = builder.extension(orchestration.clone());
+    }
+    let agent = builder.build().map_err(|e| e.to_string())?;
     let guard = crate::guard::Guard::new(session_dir(args)?);
-    Ok(Setup { agent, store, session, manager, workspace: workspace_path, model, resumed, guard, transport })
+    Ok(Setup {
+        agent,
+        store,
+        session,
+        manager,
+        workspace: workspace_path,
+        model,
+        resumed,
+        guard,
+        transport,
+        capabilities,
+    })
 }

@@ -40,6 +40,24 @@ pub fn headline(call: &ToolUse, preview: Option<&ToolPreview>) -> String {
             if more == 0 { format!("Bash({first})") } else { format!("Bash({first} … +{more} lines)") }
         }
         ("WebFetch", _, Some(url)) => format!("Fetch {url}"),
+        ("Monitor", Some(command), _) => {
+            format!("Monitor({})", command.trim().lines().next().unwrap_or_default())
+        }
+        ("Agent", _, _) => {
+            let kind = field("subagent_type").unwrap_or("general-purpose");
+            let background = if call.input.get("run_in_background") == Some(&Value::Bool(true)) {
+                ", in the background"
+            } else {
+                ""
+            };
+            format!("Agent({kind}{background}: {})", field("description").unwrap_or_default())
+        }
+        ("Skill", _, _) => match field("args").filter(|a| !a.is_empty()) {
+            Some(args) => format!("Skill({} {args})", field("skill").unwrap_or_default()),
+            None => format!("Skill({})", field("skill").unwrap_or_default()),
+        },
+        ("TaskStop", _, _) => format!("TaskStop({})", field("task_id").unwrap_or_default()),
+        ("TodoWrite", _, _) => "TodoWrite".to_owned(),
         _ => preview.map_or_else(|| call_summary(call), |p| p.summary.clone()),
     };
     cut(&line, MAX_HEADLINE_CHARS)

@@ -17,6 +17,7 @@ use crate::allowed::ToolRule;
 use crate::content;
 use crate::dynamic::DynamicContext;
 use crate::expand::{self, Arguments};
+use crate::fork::SkillFork;
 use crate::set::SkillSet;
 use crate::skill::Skill;
 use crate::state::{Active, Pending, SkillState};
@@ -58,21 +59,40 @@ pub struct SkillExtension {
 pub(crate) struct Shared {
     pub(crate) skills: SkillSet,
     dynamic: Option<DynamicContext>,
+    pub(crate) fork: Option<Arc<dyn SkillFork>>,
+}
+
+impl std::fmt::Debug for dyn SkillFork {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SkillFork")
+    }
 }
 
 impl SkillExtension {
     /// These skills; `` !`command` `` dynamic context stays off.
     #[must_use]
     pub fn new(skills: SkillSet) -> Self {
-        Self { shared: Arc::new(Shared { skills, dynamic: None }) }
+        Self { shared: Arc::new(Shared { skills, dynamic: None, fork: None }) }
     }
 
     /// Turns on `` !`command` `` dynamic context: commands in skill bodies run when a skill is
     /// loaded (only skills from trusted sources should be given this).
     #[must_use]
     pub fn dynamic_context(self, dynamic: DynamicContext) -> Self {
-        let skills = self.shared.skills.clone();
-        Self { shared: Arc::new(Shared { skills, dynamic: Some(dynamic) }) }
+        let Shared { skills, fork, .. } = &*self.shared;
+        Self {
+            shared: Arc::new(Shared { skills: skills.clone(), dynamic: Some(dynamic), fork: fork.clone() }),
+        }
+    }
+
+    /// Runs `context: fork` skills in a subagent through `fork` (dive-subagent's `AgentTool`
+    /// is one): the model gets the subagent's answer, not the instructions. Without it such
+    /// skills run inline.
+    #[must_use]
+    pub fn with_fork(self, fork: impl SkillFork + 'static) -> Self {
+        let Shared { skills, dynamic, .. } = &*self.shared;
+        let fork: Option<Arc<dyn SkillFork>> = Some(Arc::new(fork));
+        Self { shared: Arc::new(Shared { skills: skills.clone(), dynamic: dynamic.clone(), fork }) }
     }
 
     /// The skills.

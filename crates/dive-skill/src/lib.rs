@@ -38,6 +38,7 @@ mod discover;
 mod dynamic;
 mod expand;
 mod extension;
+mod fork;
 pub mod frontmatter;
 mod set;
 mod skill;
@@ -49,6 +50,7 @@ pub use discover::{Discovery, SEARCH_DIRS, home_from_env};
 pub use dynamic::DynamicContext;
 pub use expand::{Arguments, expand_arguments};
 pub use extension::{CATALOG_REMINDER, SkillExtension};
+pub use fork::SkillFork;
 pub use set::SkillSet;
 pub use skill::{
     ExecutionContext, Kind, Layout, MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_NAME, Scope, Skill, name_problem,

@@ -7,6 +7,7 @@ use dive_core::{BoxFuture, Tool, ToolContext, ToolError, ToolResult};
 use serde_json::{Value, json};
 
 use crate::extension::Shared;
+use crate::skill::ExecutionContext;
 use crate::state::SkillState;
 
 /// The tool's name, as Claude Code's (models are tuned to it).
@@ -71,6 +72,12 @@ impl Tool for SkillTool {
                 )));
             };
             let pending = self.shared.render(skill, args).await;
+            if let (ExecutionContext::Fork { .. }, Some(fork)) = (&skill.context, &self.shared.fork) {
+                return Ok(match fork.run(skill, pending.content, ctx).await {
+                    Ok(answer) => ToolResult::text(answer),
+                    Err(message) => ToolResult::error(format!("The skill `{name}` could not run: {message}")),
+                });
+            }
             let state = SkillState::of(&ctx.run.values);
             let mut inner = state.lock();
             // The same content (same skill, same arguments) is never delivered twice.

@@ -17,12 +17,12 @@ use crate::launch::{Launcher, Report};
 use crate::runs::{RunHandle, RunKind, RunStatus, Runs};
 
 #[derive(Debug, Deserialize)]
-struct Input {
-    description: String,
-    prompt: String,
-    subagent_type: Option<String>,
+pub(crate) struct Input {
+    pub(crate) description: String,
+    pub(crate) prompt: String,
+    pub(crate) subagent_type: Option<String>,
     #[serde(default)]
-    run_in_background: bool,
+    pub(crate) run_in_background: bool,
 }
 
 /// The `Agent` tool. Subagents it starts are single-use and never get the `Agent` tool
@@ -95,7 +95,13 @@ impl AgentTool {
         &self.runs
     }
 
-    async fn run(&self, input: Input, ctx: ToolContext) -> Result<ToolResult, SubagentError> {
+    /// The subagent types it can start (for an application's `/agents` listing).
+    #[must_use]
+    pub fn catalog(&self) -> &Catalog {
+        &self.launcher.catalog
+    }
+
+    pub(crate) async fn run(&self, input: Input, ctx: ToolContext) -> Result<ToolResult, SubagentError> {
         let catalog = &self.launcher.catalog;
         let name = input.subagent_type.as_deref().unwrap_or("general-purpose");
         let Some(definition) = catalog.get(name).cloned() else {

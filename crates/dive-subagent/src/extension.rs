@@ -58,6 +58,12 @@ impl Orchestration {
     pub fn todos(&self) -> &TodoTracker {
         &self.todos
     }
+
+    /// The `Agent` tool (its catalog lists the subagent types).
+    #[must_use]
+    pub fn agent(&self) -> &AgentTool {
+        &self.agent
+    }
 }
 
 impl Extension for Orchestration {

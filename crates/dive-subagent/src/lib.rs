@@ -57,6 +57,7 @@ mod file;
 mod launch;
 mod monitor;
 mod runs;
+mod skill_fork;
 mod task_stop;
 mod todo;
 mod worktree;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use dive_core::{BoxFuture, Tool, ToolContext, ToolError, ToolResult};
+use dive_core::{BoxFuture, Tool, ToolAnnotations, ToolContext, ToolError, ToolResult};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::watch;
@@ -105,6 +105,8 @@ struct Input {
 pub struct TodoWriteTool {
     tracker: TodoTracker,
     schema: Value,
+    /// Read-only: the list lives in the tracker, nothing outside changes.
+    annotations: ToolAnnotations,
 }
 
 impl TodoWriteTool {
@@ -132,7 +134,7 @@ impl TodoWriteTool {
             "required": ["todos"],
             "additionalProperties": false
         });
-        Self { tracker, schema }
+        Self { tracker, schema, annotations: ToolAnnotations::read_only() }
     }
 }
 
@@ -149,6 +151,10 @@ impl Tool for TodoWriteTool {
 
     fn input_schema(&self) -> &Value {
         &self.schema
+    }
+
+    fn annotations(&self) -> &ToolAnnotations {
+        &self.annotations
     }
 
     fn call(&self, input: Value, _ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
