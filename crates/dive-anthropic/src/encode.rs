@@ -26,6 +26,8 @@ pub(crate) struct EncodeOptions<'a> {
     pub stream: bool,
     /// The request's tool list, encoded (once per list, see `dive_provider::ToolCache`).
     pub tools: Option<EncodedTools>,
+    /// The betas the request's declared toolsets need (see `crate::toolset`).
+    pub declared_betas: Vec<&'a str>,
 }
 
 /// The server-side compaction edit (`context_management.edits[].type`); its `compaction`
@@ -141,6 +143,7 @@ pub(crate) fn encode_request<'a>(
     let anthropic = request.options.get::<AnthropicOptions>();
     let model = request.model.as_deref().unwrap_or(opts.model);
     let mut betas: Vec<String> = anthropic.iter().flat_map(|o| o.betas.iter().cloned()).collect();
+    betas.extend(opts.declared_betas.iter().map(|b| (*b).to_owned()));
     let prefill = anthropic.and_then(|o| o.prefill.as_ref());
     let service_tier = anthropic.and_then(|o| o.service_tier.as_deref());
     if let Some(tier) = service_tier.filter(|t| !matches!(*t, "auto" | "standard_only")) {
@@ -304,6 +307,9 @@ pub enum WireTool<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         strict: Option<bool>,
     },
+    /// A `tools[]` entry of a provider-defined toolset (`computer_toolset_20260801`,
+    /// `bash_20250124`, …), sent as declared.
+    Declared(&'a Value),
     /// A server tool (`web_search_20250305`, …): its type, name and parameters.
     Native {
         /// The server tool type.
@@ -332,9 +338,10 @@ impl Serialize for NativeParams<'_> {
     }
 }
 
-/// The tool definitions of a request as sent.
-pub(crate) fn encode_tools(request: &ModelRequest) -> Vec<WireTool<'_>> {
-    request.tools.iter().map(encode_tool).collect()
+/// The tool definitions of a request as sent: its custom and server tools, then the entries
+/// of its declared toolsets (whose members are not among the custom tools).
+pub(crate) fn encode_tools<'a>(request: &'a ModelRequest, declared: &[&'a Value]) -> Vec<WireTool<'a>> {
+    request.tools.iter().map(encode_tool).chain(declared.iter().map(|e| WireTool::Declared(e))).collect()
 }
 
 fn encode_tool(tool: &ToolDefinition) -> WireTool<'_> {
@@ -352,7 +359,9 @@ fn encode_tool(tool: &ToolDefinition) -> WireTool<'_> {
 fn encode_tool_choice(request: &ModelRequest) -> Option<Value> {
     let no_parallel = request.parallel_tool_calls == Some(false);
     let mut v = match &request.tool_choice {
-        None if no_parallel && !request.tools.is_empty() => json!({"type": "auto"}),
+        None if no_parallel && !(request.tools.is_empty() && request.declared_toolsets.is_empty()) => {
+            json!({"type": "auto"})
+        }
         None => return None,
         Some(ToolChoice::Auto) => json!({"type": "auto"}),
         Some(ToolChoice::Any) => json!({"type": "any"}),
@@ -578,6 +587,7 @@ mod tests {
             cache_ttl: None,
             stream: true,
             tools: None,
+            declared_betas: Vec::new(),
         };
         let mut r = ModelRequest::new(vec![Message::user("hi")]);
         r.options.insert(AnthropicOptions::default().with_context_edits(vec![

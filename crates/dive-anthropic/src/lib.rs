@@ -5,7 +5,9 @@
 //! and redacted thinking replayed exactly), effort, automatic prompt caching with spaced
 //! breakpoints and 5m/1h TTL, images and documents (base64, URL, file id), citations,
 //! structured output, stop sequences, server tools (web search, web fetch, code execution)
-//! whose result blocks are kept verbatim, server-side compaction (the `compaction` block kept
+//! whose result blocks are kept verbatim, provider-defined toolsets (computer use over your own
+//! [`Computer`] with [`ComputerUse`], the text editor and bash tool types, any other with
+//! [`declare`]) sent as Anthropic's own `tools[]` entries, server-side compaction (the `compaction` block kept
 //! with its summary and replayed verbatim, its separately billed usage counted), reminders
 //! rendered per model, and cost from the model catalog ([`MODELS`]).
 //!
@@ -34,16 +36,23 @@
 
 mod cache;
 mod catalog;
+mod computer;
 mod decode;
 mod encode;
 mod options;
 mod stream;
+mod toolset;
 mod wire;
 
 pub use catalog::{DEFAULT_MODEL, MODELS, model_info, supports_system_messages};
+pub use computer::{
+    COMPUTER_TOOLSET, COMPUTER_TOOLSET_TYPE, Computer, ComputerAction, ComputerInput, ComputerMember,
+    ComputerOutput, ComputerUse, ComputerUseError, ComputerVersion, Display, ScrollDirection,
+};
 pub use encode::{COMPACTION_BETA, ContextManagement, MessagesBody, NativeParams, WireTool};
 pub use options::AnthropicOptions;
 pub use stream::{MessagesMapper, events, map_event};
+pub use toolset::{BASH_NAME, BASH_TYPE, TEXT_EDITOR_NAME, TEXT_EDITOR_TYPE, bash, declare, text_editor};
 pub use wire::{
     API_VERSION, Anthropic, AnthropicBuilder, AnthropicBuilderExt, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS,
     Messages, VENDOR,

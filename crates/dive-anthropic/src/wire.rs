@@ -13,6 +13,7 @@ use crate::catalog::{DEFAULT_MODEL, model_info};
 use crate::decode::decode_body;
 use crate::encode::{EncodeOptions, MessagesBody, encode_request, encode_tools};
 use crate::stream::MessagesMapper;
+use crate::toolset::declared;
 
 /// The default API endpoint.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -84,8 +85,12 @@ impl WireFormat for Messages {
         call: &CallContext<'a>,
     ) -> Result<Encoded<MessagesBody<'a>>, ProviderError> {
         let max_tokens = call.max_tokens_or(DEFAULT_MAX_TOKENS);
-        let tools =
-            self.tools.get(request, || EncodedTools::encode(&encode_tools(request))).map_err(|e| {
+        let declared = declared(request)
+            .map_err(|message| ProviderError::new(PROVIDER, LlmErrorKind::InvalidRequest, message))?;
+        let tools = self
+            .tools
+            .get(request, || EncodedTools::encode(&encode_tools(request, &declared.entries)))
+            .map_err(|e| {
                 ProviderError::new(
                     PROVIDER,
                     LlmErrorKind::InvalidRequest,
@@ -98,6 +103,7 @@ impl WireFormat for Messages {
             cache_ttl: self.cache_ttl,
             stream: call.stream,
             tools,
+            declared_betas: declared.betas,
         };
         let encoded = encode_request(request, &opts)?;
         let mut out = Encoded::new(encoded.body).with_header("anthropic-version", API_VERSION);

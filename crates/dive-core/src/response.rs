@@ -64,6 +64,10 @@ pub struct ToolCallResult {
     pub name: String,
     /// Input as sent (after hook rewrites).
     pub input: Value,
+    /// The provider-defined toolset the call belonged to (the call's `toolset_name`), echoed
+    /// on the `tool_result` sent back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolset_name: Option<String>,
     /// Preview computed before the call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<ToolPreview>,
@@ -95,6 +99,7 @@ impl ToolCallResult {
             id: call.id.clone(),
             name: call.name.clone(),
             input: call.input.clone(),
+            toolset_name: call.toolset_name.clone(),
             preview: None,
             output: Some(output),
             suspended: None,

@@ -109,11 +109,24 @@ impl<W: WireFormat> HttpProvider<W> {
     /// What [`WireFormat::encode`] refuses (`InvalidRequest`).
     pub fn request_body(&self, request: &ModelRequest, stream: bool) -> Result<serde_json::Value, LlmError> {
         let call = self.call(request, stream);
-        let encoded = self.wire.encode(request, &call)?;
+        let encoded = self.encode(request, &call)?;
         serde_json::to_value(&encoded.body).map_err(|e| {
             LlmError::new(LlmErrorKind::InvalidRequest, format!("request body does not serialize: {e}"))
                 .with_provider(self.vendor.name)
         })
+    }
+
+    /// The wire's encoding, after refusing a provider-defined toolset this vendor has no
+    /// entry for (every wire format gets that check without writing it).
+    fn encode<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        call: &CallContext<'a>,
+    ) -> Result<Encoded<W::Body<'a>>, ProviderError> {
+        request
+            .refuse_undeclared(self.vendor.name)
+            .map_err(|e| ProviderError::new(self.vendor.name, LlmErrorKind::InvalidRequest, e.message))?;
+        self.wire.encode(request, call)
     }
 
     fn call<'a>(&'a self, request: &'a ModelRequest, stream: bool) -> CallContext<'a> {
@@ -187,7 +200,7 @@ impl<W: WireFormat> HttpProvider<W> {
         request: &'a ModelRequest,
         call: &CallContext<'a>,
     ) -> Result<(String, bytes::Bytes, Encoded<W::Body<'a>>), ProviderError> {
-        let encoded = self.wire.encode(request, call)?;
+        let encoded = self.encode(request, call)?;
         let url = format!("{}{}", self.base_url, self.wire.path(&encoded, call));
         let body = serde_json::to_vec(&encoded.body).map_err(|e| {
             ProviderError::new(

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use dive_core::{McpServerConfig, ModelRequest, ToolDefinition};
+use dive_core::{McpServerConfig, ModelRequest, ToolDeclaration, ToolDefinition};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -53,6 +53,7 @@ struct Entry {
     /// before by value (kept alive here, so a freed address cannot be reused by another list).
     tools: Arc<[ToolDefinition]>,
     mcp: Vec<McpServerConfig>,
+    declared: Vec<Arc<ToolDeclaration>>,
     json: Option<EncodedTools>,
 }
 
@@ -81,8 +82,8 @@ impl fmt::Debug for ToolCache {
 }
 
 impl ToolCache {
-    /// The encoded tools of `request`: the cached list when its tools and MCP servers equal
-    /// the last ones, else what `encode` gives (usually [`EncodedTools::encode`] of the
+    /// The encoded tools of `request`: the cached list when its tools, MCP servers and declared
+    /// toolsets equal the last ones, else what `encode` gives (usually [`EncodedTools::encode`] of the
     /// wire's tool items), kept. `None` when the request has no tools.
     ///
     /// # Errors
@@ -92,13 +93,15 @@ impl ToolCache {
         request: &ModelRequest,
         encode: impl FnOnce() -> Result<Option<EncodedTools>, E>,
     ) -> Result<Option<EncodedTools>, E> {
-        if request.tools.is_empty() && request.mcp_servers.is_empty() {
+        if request.tools.is_empty() && request.mcp_servers.is_empty() && request.declared_toolsets.is_empty()
+        {
             return Ok(None);
         }
         let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(entry) = last.as_ref()
             && (Arc::ptr_eq(&entry.tools, &request.tools) || entry.tools[..] == request.tools[..])
             && entry.mcp[..] == request.mcp_servers[..]
+            && entry.declared[..] == request.declared_toolsets[..]
         {
             return Ok(entry.json.clone());
         }
@@ -106,6 +109,7 @@ impl ToolCache {
         *last = Some(Entry {
             tools: Arc::clone(&request.tools),
             mcp: request.mcp_servers[..].to_vec(),
+            declared: request.declared_toolsets.clone(),
             json: json.clone(),
         });
         Ok(json)

@@ -35,8 +35,15 @@ struct Batch {
 impl Batch {
     fn new(calls: Vec<ToolUse>, tools: &ResolvedTools) -> Self {
         let n = calls.len();
-        let halts =
-            calls.iter().map(|c| tools.get(&c.name).is_some_and(|t| t.annotations().halts_batch())).collect();
+        // A call of a provider-defined toolset (a computer action) halts its batch by itself.
+        let halts = calls
+            .iter()
+            .map(|c| {
+                c.toolset_name.is_some()
+                    || tools.is_member(&c.name)
+                    || tools.get(&c.name).is_some_and(|t| t.annotations().halts_batch())
+            })
+            .collect();
         let read_only = calls
             .iter()
             .map(|c| tools.get(&c.name).is_some_and(|t| t.annotations().is_read_only()))

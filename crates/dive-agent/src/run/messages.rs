@@ -96,14 +96,16 @@ pub(crate) fn tool_results_message(results: &[ToolCallResult], reminders: Vec<Re
 
 /// The `tool_result` block for one call result.
 pub(crate) fn result_block(result: &ToolCallResult) -> ToolResultContent {
-    match &result.output {
+    let mut block = match &result.output {
         Some(output) => {
             let mut block = ToolResultContent::new(result.id.clone(), output.content.clone());
             block.is_error = output.is_error;
             block
         }
         None => ToolResultContent::error(result.id.clone(), "The tool produced no result."),
-    }
+    };
+    block.toolset_name.clone_from(&result.toolset_name);
+    block
 }
 
 /// The synthetic user message delivering finished background results.

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use dive_core::{
     LlmError, LlmErrorKind, ModelCallRecord, ModelRequest, ModelResponse, OutcomeReason, Reminder,
-    ResponseItem, Tool, ToolChoice, ToolDefinition,
+    ResponseItem, Tool, ToolChoice, ToolDeclaration, ToolDefinition,
 };
 use futures_util::StreamExt;
 
@@ -43,11 +43,19 @@ impl ToolIndex {
     }
 
     fn add(&mut self, tool: Arc<dyn Tool>) {
+        self.insert(tool, true);
+    }
+
+    /// Indexes a tool; its definition is sent only when `declared_to_model` (a member of a
+    /// provider-defined toolset is not: the provider sends the toolset's own entry).
+    fn insert(&mut self, tool: Arc<dyn Tool>, declared_to_model: bool) {
         if self.by_name.contains_key(tool.name()) {
             tracing::warn!(tool = tool.name(), "a toolset tool shadows an existing tool name; ignored");
             return;
         }
-        self.definitions.push(tool.definition());
+        if declared_to_model {
+            self.definitions.push(tool.definition());
+        }
         self.by_name.insert(tool.name().to_owned(), tool);
     }
 }
@@ -58,15 +66,41 @@ impl ToolIndex {
 pub(crate) struct ResolvedTools {
     base: Arc<ToolIndex>,
     extra: ToolIndex,
+    /// The provider-defined toolsets of this call, sent in place of their members.
+    declared: Vec<Arc<ToolDeclaration>>,
+    /// The names of those toolsets' member tools.
+    members: Vec<String>,
 }
 
 impl ResolvedTools {
     fn add(&mut self, tool: Arc<dyn Tool>) {
+        self.add_as(tool, true);
+    }
+
+    fn add_as(&mut self, tool: Arc<dyn Tool>, declared_to_model: bool) {
         if self.base.by_name.contains_key(tool.name()) {
             tracing::warn!(tool = tool.name(), "a toolset tool shadows a static tool name; ignored");
             return;
         }
-        self.extra.add(tool);
+        self.extra.insert(tool, declared_to_model);
+    }
+
+    /// A tool declarer's tools: its declared members are routed by name but left out of the
+    /// definitions; any other tool of it is an ordinary tool.
+    fn add_declared(&mut self, declaration: Arc<ToolDeclaration>, tools: Vec<Arc<dyn Tool>>) {
+        for tool in tools {
+            let member = declaration.has_member(tool.name());
+            if member {
+                self.members.push(tool.name().to_owned());
+            }
+            self.add_as(tool, !member);
+        }
+        self.declared.push(declaration);
+    }
+
+    /// Whether `name` is a member of a provider-defined toolset of this call.
+    pub(crate) fn is_member(&self, name: &str) -> bool {
+        self.members.iter().any(|m| m == name)
     }
 
     /// The tool of this name.
@@ -88,7 +122,9 @@ impl ResolvedTools {
     }
 
     fn is_empty(&self) -> bool {
-        self.base.definitions().next().is_none() && self.extra.definitions().next().is_none()
+        self.base.definitions().next().is_none()
+            && self.extra.definitions().next().is_none()
+            && self.declared.is_empty()
     }
 }
 
@@ -107,10 +143,13 @@ impl Run {
     /// Static tools plus every toolset's current tools.
     pub(super) async fn resolve_tools(&self) -> Result<ResolvedTools, Exit> {
         let mut resolved =
-            ResolvedTools { base: Arc::clone(&self.agent.inner.tool_index), extra: ToolIndex::default() };
+            ResolvedTools { base: Arc::clone(&self.agent.inner.tool_index), ..ResolvedTools::default() };
         for toolset in &self.agent.inner.toolsets {
             match toolset.tools(&self.info).await {
-                Ok(tools) => tools.into_iter().for_each(|t| resolved.add(t)),
+                Ok(tools) => match toolset.declaration() {
+                    Some(declaration) => resolved.add_declared(declaration, tools),
+                    None => tools.into_iter().for_each(|t| resolved.add(t)),
+                },
                 Err(source) => {
                     return Err(Exit::Failed {
                         reason: OutcomeReason::Error,
@@ -141,6 +180,7 @@ impl Run {
         };
         let system = crate::texts::system_prompt_for(&self.system_prompt, &self.working).into_owned();
         let mut request = ModelRequest::new(Arc::clone(&self.working)).with_tools(tools.definitions());
+        request.declared_toolsets.clone_from(&tools.declared);
         if !system.is_empty() {
             request = request.with_system(system);
         }

@@ -9,9 +9,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::error::{LlmError, LlmErrorKind};
 use crate::message::Message;
 use crate::secret::Secret;
-use crate::tool::ToolDefinition;
+use crate::tool::{ToolDeclaration, ToolDefinition};
 
 mod options;
 
@@ -47,6 +48,11 @@ pub struct ModelRequest {
     /// Tools the model may call (shared: an agent builds its list once).
     #[serde(default, skip_serializing_if = "no_tools")]
     pub tools: Arc<[ToolDefinition]>,
+    /// Provider-defined toolsets declared by the agent's tool declarers: their members are not
+    /// in [`tools`](Self::tools); the provider sends its own entry for each (see
+    /// [`ToolDeclaration`]) and refuses one it has no entry for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub declared_toolsets: Vec<Arc<ToolDeclaration>>,
     /// How the model must choose tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<ToolChoice>,
@@ -160,6 +166,35 @@ impl ModelRequest {
     pub fn with_response_format(mut self, format: ResponseFormat) -> Self {
         self.response_format = Some(format);
         self
+    }
+}
+
+impl ModelRequest {
+    /// Fails with `InvalidRequest` on the first declared toolset `provider` has no payload for:
+    /// sending its members as plain tools (or not at all) would silently change what the model
+    /// is offered. The message names the toolset, the providers that understand it and this one.
+    ///
+    /// # Errors
+    /// `InvalidRequest` for a declared toolset this provider cannot send.
+    // The error is returned by value on a cold path, as every provider call returns LlmError.
+    #[allow(clippy::result_large_err)]
+    pub fn refuse_undeclared(&self, provider: &str) -> Result<(), LlmError> {
+        let Some(decl) = self.declared_toolsets.iter().find(|d| d.payload(provider).is_none()) else {
+            return Ok(());
+        };
+        let known: Vec<&str> = decl.providers.keys().map(String::as_str).collect();
+        let defined_for = if known.is_empty() { "no provider".to_owned() } else { known.join(" and ") };
+        Err(LlmError::new(
+            LlmErrorKind::InvalidRequest,
+            format!(
+                "the request declares the provider-defined toolset {} (members {}), which the \
+                 {provider} provider cannot send (it is defined for {defined_for}): remove the \
+                 toolset from the agent or use a model of a provider it is defined for",
+                decl.toolset,
+                decl.members.join(", "),
+            ),
+        )
+        .with_provider(provider.to_owned()))
     }
 }
 
@@ -435,6 +470,22 @@ pub struct ContextEdit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_declared_toolset_is_refused_by_a_provider_it_is_not_defined_for() {
+        let mut request = ModelRequest::new(vec![Message::user("hi")]);
+        assert!(request.refuse_undeclared("openai").is_ok());
+        request.declared_toolsets.push(Arc::new(
+            ToolDeclaration::new("computer", ["screenshot", "left_click"])
+                .with_provider("anthropic", serde_json::json!({"tools": []})),
+        ));
+        assert!(request.refuse_undeclared("anthropic").is_ok());
+        let err = request.refuse_undeclared("openai").unwrap_err();
+        assert_eq!(err.kind, LlmErrorKind::InvalidRequest);
+        assert_eq!(err.provider.as_deref(), Some("openai"));
+        assert!(err.message.contains("toolset computer (members screenshot, left_click)"), "{}", err.message);
+        assert!(err.message.contains("defined for anthropic"), "{}", err.message);
+    }
 
     #[test]
     fn clamp_prefers_lower_then_higher_never_none() {

@@ -32,6 +32,7 @@ impl ModelRequest {
             system,
             messages: _,
             tools: _,
+            declared_toolsets: _,
             tool_choice,
             parallel_tool_calls,
             max_tokens,

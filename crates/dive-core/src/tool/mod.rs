@@ -3,10 +3,12 @@
 //!
 //! Three ways to write a tool, from most to least control: implement [`Tool`] on your type;
 //! implement [`TypedTool`] (input decoded and schema derived for you); or
-//! [`FunctionTool::new`] with an async closure.
+//! [`FunctionTool::new`] with an async closure. A toolset a provider defines (computer use,
+//! the text editor and bash tool types) is a [`DeclaredToolset`]: see [`ToolDeclaration`].
 
 mod annotations;
 mod context;
+mod declared;
 mod error;
 mod function;
 mod result;
@@ -20,6 +22,7 @@ use serde_json::{Map, Value};
 
 pub use annotations::ToolAnnotations;
 pub use context::{ToolContext, ToolEventSink};
+pub use declared::{DeclarationError, DeclaredToolset, ToolDeclaration};
 pub use error::ToolError;
 pub use function::FunctionTool;
 pub use result::{
@@ -177,6 +180,14 @@ pub trait Toolset: Send + Sync {
 
     /// The tools available now.
     fn tools<'a>(&'a self, run: &'a RunInfo) -> BoxFuture<'a, Result<Vec<Arc<dyn Tool>>, ToolError>>;
+
+    /// For a toolset a provider defines (a *tool declarer*), what it declares: its tools are
+    /// then its members, left out of the request's custom tools while this toolset is present
+    /// and sent by the provider as its own entry instead (see [`ToolDeclaration`] and
+    /// [`DeclaredToolset`]). `None`, the default, for an ordinary toolset.
+    fn declaration(&self) -> Option<Arc<ToolDeclaration>> {
+        None
+    }
 }
 
 /// A toolset shared through an `Arc` is a toolset itself.
@@ -186,6 +197,9 @@ impl<T: Toolset + ?Sized> Toolset for Arc<T> {
     }
     fn tools<'a>(&'a self, run: &'a RunInfo) -> BoxFuture<'a, Result<Vec<Arc<dyn Tool>>, ToolError>> {
         (**self).tools(run)
+    }
+    fn declaration(&self) -> Option<Arc<ToolDeclaration>> {
+        (**self).declaration()
     }
 }
 
