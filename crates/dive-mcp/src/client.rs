@@ -1,0 +1,472 @@
+//! [`McpClient`]: one connected server (stdio child or streamable HTTP), its tools as a
+//! [`Toolset`], its resources and prompts.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use dive_core::{BoxFuture, Content, Message, RunInfo, Tool, ToolError, ToolOutput, Toolset};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, JsonObject, Prompt, ProtocolVersion,
+    ReadResourceRequestParams, Resource, ResourceTemplate, ServerNotification, ServerPeerInfo,
+    SubscriptionFilter,
+};
+use rmcp::service::RunningService;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
+use serde_json::Value;
+use tokio::sync::Mutex;
+use tokio::task::JoinHandle;
+
+use crate::config::{HttpConfig, ServerConfig, ToolFilter, Transport};
+use crate::convert;
+use crate::error::McpError;
+use crate::handler::{Changes, Handler};
+use crate::process::ServerProcess;
+use crate::tool::McpTool;
+
+/// Which protocol generations a client offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ProtocolChoice {
+    /// Try the stateless 2026-07-28 protocol (`server/discover`) and fall back to the
+    /// `initialize` handshake (2025-11-25 and older) when the server does not speak it.
+    #[default]
+    Auto,
+    /// Only the `initialize` handshake (2025-11-25 and older); skips the probe for servers
+    /// known to be old.
+    Legacy,
+    /// Only 2026-07-28.
+    Modern,
+}
+
+/// How clients connect.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ConnectOptions {
+    /// The limit on start-up (process start, handshake, first tool listing) unless a
+    /// server sets its own. Default 30 s.
+    pub startup_timeout: Duration,
+    /// The limit on one call unless a server sets its own; `None` (default): no limit
+    /// beyond the agent's own cancellation.
+    pub call_timeout: Option<Duration>,
+    /// Which protocol generations to offer.
+    pub protocol: ProtocolChoice,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        Self { startup_timeout: Duration::from_secs(30), call_timeout: None, protocol: ProtocolChoice::Auto }
+    }
+}
+
+impl ConnectOptions {
+    /// Sets the start-up limit.
+    #[must_use]
+    pub fn with_startup_timeout(mut self, timeout: Duration) -> Self {
+        self.startup_timeout = timeout;
+        self
+    }
+
+    /// Sets the per-call limit.
+    #[must_use]
+    pub fn with_call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = Some(timeout);
+        self
+    }
+
+    /// Sets the protocol generations offered.
+    #[must_use]
+    pub fn with_protocol(mut self, protocol: ProtocolChoice) -> Self {
+        self.protocol = protocol;
+        self
+    }
+
+    fn lifecycle(&self) -> ClientLifecycleMode {
+        match self.protocol {
+            ProtocolChoice::Legacy => ClientLifecycleMode::Initialize,
+            ProtocolChoice::Modern => {
+                ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] }
+            }
+            ProtocolChoice::Auto => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+            },
+        }
+    }
+}
+
+/// One connected MCP server. Cheap to clone (shared); when the last clone is dropped the
+/// connection closes and a stdio server is killed with its whole process group.
+///
+/// As a [`Toolset`] it offers the server's tools as `mcp__<server>__<tool>` (after its
+/// [`ToolFilter`]), listed once and listed again after the server says they changed.
+#[derive(Clone)]
+pub struct McpClient {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    name: String,
+    // Dropped before `process`: the session closes, then the process group is killed.
+    service: RunningService<RoleClient, Handler>,
+    listener: Option<JoinHandle<()>>,
+    process: Option<ServerProcess>,
+    changes: Arc<Changes>,
+    filter: ToolFilter,
+    call_timeout: Option<Duration>,
+    tools: Mutex<Option<ToolCache>>,
+}
+
+/// The listed tools and the change generation they were listed at.
+type ToolCache = (u64, Vec<Arc<dyn Tool>>);
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Some(listener) = self.listener.take() {
+            listener.abort();
+        }
+    }
+}
+
+impl std::fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpClient")
+            .field("name", &self.inner.name)
+            .field("protocol", &self.protocol_version().map(|v| v.to_string()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpClient {
+    /// Connects to `server`: starts a stdio server in its own process group or opens the
+    /// HTTP endpoint, negotiates the protocol and lists the tools, all within the start-up
+    /// limit (a stdio server still starting when it passes is killed with its tree).
+    ///
+    /// # Errors
+    /// [`McpError::Spawn`], [`McpError::StartupTimeout`], [`McpError::Handshake`],
+    /// [`McpError::Setup`] or the [`McpError::Request`] of the first tool listing.
+    pub async fn connect(server: &ServerConfig, options: &ConnectOptions) -> Result<Self, McpError> {
+        let timeout = server.startup_timeout.unwrap_or(options.startup_timeout);
+        let name = server.name.clone();
+        let changes = Changes::new();
+        let handler = Handler::new(changes.clone());
+        let lifecycle = options.lifecycle();
+        let handshake =
+            |message: String, stderr: String| McpError::Handshake { server: name.clone(), message, stderr };
+        let (service, process) = match &server.transport {
+            Transport::Stdio(stdio) => {
+                let (process, stdout, stdin) = ServerProcess::spawn(&name, stdio)?;
+                let stderr = process.stderr();
+                match tokio::time::timeout(timeout, handler.serve_with_lifecycle((stdout, stdin), lifecycle))
+                    .await
+                {
+                    Ok(Ok(service)) => (service, Some(process)),
+                    Ok(Err(e)) => {
+                        drop(process);
+                        return Err(handshake(e.to_string(), stderr.text()));
+                    }
+                    Err(_) => {
+                        drop(process);
+                        return Err(McpError::StartupTimeout {
+                            server: name,
+                            timeout,
+                            stderr: stderr.text(),
+                        });
+                    }
+                }
+            }
+            Transport::Http(http) => {
+                let transport = http_transport(&name, http)?;
+                match tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await
+                {
+                    Ok(Ok(service)) => (service, None),
+                    Ok(Err(e)) => return Err(handshake(e.to_string(), String::new())),
+                    Err(_) => {
+                        return Err(McpError::StartupTimeout { server: name, timeout, stderr: String::new() });
+                    }
+                }
+            }
+        };
+        let listener = spawn_listener(&service, &changes);
+        let client = Self {
+            inner: Arc::new(Inner {
+                name: name.clone(),
+                service,
+                listener,
+                process,
+                changes,
+                filter: server.tools.clone(),
+                call_timeout: server.call_timeout.or(options.call_timeout),
+                tools: Mutex::new(None),
+            }),
+        };
+        match tokio::time::timeout(timeout, client.tools()).await {
+            Ok(Ok(_)) => Ok(client),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(McpError::StartupTimeout { server: name, timeout, stderr: client.stderr() }),
+        }
+    }
+
+    /// The server's configured name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// What the server said about itself (protocol version, capabilities, identity,
+    /// instructions).
+    #[must_use]
+    pub fn server_info(&self) -> Option<Arc<ServerPeerInfo>> {
+        self.inner.service.peer().peer_info()
+    }
+
+    /// The negotiated protocol version.
+    #[must_use]
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.server_info().map(|i| i.protocol_version.clone())
+    }
+
+    /// The stdio server's process id (its process group id too); `None` for HTTP.
+    #[must_use]
+    pub fn process_id(&self) -> Option<u32> {
+        self.inner.process.as_ref().and_then(ServerProcess::id)
+    }
+
+    /// The last lines a stdio server wrote to stderr (empty for HTTP).
+    #[must_use]
+    pub fn stderr(&self) -> String {
+        self.inner.process.as_ref().map(|p| p.stderr().text()).unwrap_or_default()
+    }
+
+    /// Whether the connection is gone (the server exited or the transport closed).
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        self.inner.service.is_closed()
+    }
+
+    /// A receiver that changes each time the server says its tool list changed (for UIs
+    /// and tests; [`tools`](Self::tools) re-lists on its own).
+    #[must_use]
+    pub fn tool_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.changes.tools.subscribe()
+    }
+
+    /// The server's tools that pass its filter, as dive tools named `mcp__<server>__<tool>`.
+    /// Listed once and again after each list-changed notification.
+    ///
+    /// # Errors
+    /// [`McpError::Request`] when the listing fails.
+    pub async fn tools(&self) -> Result<Vec<Arc<dyn Tool>>, McpError> {
+        let generation = *self.inner.changes.tools.borrow();
+        let mut cache = self.inner.tools.lock().await;
+        if let Some((seen, tools)) = cache.as_ref()
+            && *seen == generation
+        {
+            return Ok(tools.clone());
+        }
+        let listed = self.request("tools/list", self.inner.service.peer().list_all_tools()).await?;
+        let tools: Vec<Arc<dyn Tool>> = listed
+            .into_iter()
+            .filter(|t| self.inner.filter.allows(&t.name))
+            .map(|t| Arc::new(McpTool::new(self.clone(), t)) as Arc<dyn Tool>)
+            .collect();
+        *cache = Some((generation, tools.clone()));
+        Ok(tools)
+    }
+
+    /// How many tools the last listing offered (0 before the first).
+    pub(crate) fn cached_tool_count(&self) -> usize {
+        self.inner.tools.try_lock().ok().and_then(|c| c.as_ref().map(|(_, t)| t.len())).unwrap_or(0)
+    }
+
+    /// Calls the server's tool `tool` (its own name, not the qualified one) with `arguments`
+    /// (a JSON object). A tool error (`isError`) is an error output, not an `Err`.
+    ///
+    /// # Errors
+    /// [`McpError::Request`] (connection gone, JSON-RPC error), [`McpError::Timeout`], or
+    /// [`McpError::Unsupported`] when the server asks for input or starts a task.
+    pub async fn call_tool(&self, tool: &str, arguments: JsonObject) -> Result<ToolOutput, McpError> {
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        let call = self.inner.service.peer().call_tool_once(params);
+        let response = match self.inner.call_timeout {
+            Some(limit) => {
+                tokio::time::timeout(limit, self.request("tools/call", call)).await.map_err(|_| {
+                    McpError::Timeout {
+                        server: self.inner.name.clone(),
+                        method: "tools/call",
+                        timeout: limit,
+                    }
+                })??
+            }
+            None => self.request("tools/call", call).await?,
+        };
+        match response {
+            CallToolResponse::Complete(result) => Ok(convert::output_from_mcp(result)),
+            CallToolResponse::InputRequired(_) => Err(self.unsupported(
+                "the tool asked for input (elicitation / input_required), which this client does not answer yet",
+            )),
+            CallToolResponse::Task(_) => Err(self.unsupported(
+                "the tool started a long-running task (tasks extension), which this client does not follow yet",
+            )),
+            _ => Err(self.unsupported("the tool answered with a result type this client does not know")),
+        }
+    }
+
+    /// Every resource the server lists.
+    ///
+    /// # Errors
+    /// [`McpError::Request`].
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, McpError> {
+        self.request("resources/list", self.inner.service.peer().list_all_resources()).await
+    }
+
+    /// Every resource template the server lists.
+    ///
+    /// # Errors
+    /// [`McpError::Request`].
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, McpError> {
+        self.request("resources/templates/list", self.inner.service.peer().list_all_resource_templates())
+            .await
+    }
+
+    /// Reads a resource as content blocks (text as a text document titled by its URI, an
+    /// image blob as an image, any other blob as a base64 document).
+    ///
+    /// # Errors
+    /// [`McpError::Request`] (e.g. the URI is unknown).
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<Content>, McpError> {
+        let result = self
+            .request(
+                "resources/read",
+                self.inner.service.peer().read_resource(ReadResourceRequestParams::new(uri)),
+            )
+            .await?;
+        Ok(result.contents.into_iter().map(convert::resource_from_mcp).collect())
+    }
+
+    /// Every prompt the server lists.
+    ///
+    /// # Errors
+    /// [`McpError::Request`].
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, McpError> {
+        self.request("prompts/list", self.inner.service.peer().list_all_prompts()).await
+    }
+
+    /// Renders the prompt `name` with string `arguments` into messages.
+    ///
+    /// # Errors
+    /// [`McpError::Request`] (unknown prompt, missing argument).
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Vec<Message>, McpError> {
+        let arguments: JsonObject = arguments.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+        let params = GetPromptRequestParams::new(name).with_arguments(arguments);
+        let result = self.request("prompts/get", self.inner.service.peer().get_prompt(params)).await?;
+        Ok(result.messages.into_iter().map(convert::message_from_mcp).collect())
+    }
+
+    /// The raw rmcp peer, for anything this wrapper does not cover.
+    #[must_use]
+    pub fn peer(&self) -> &rmcp::Peer<RoleClient> {
+        self.inner.service.peer()
+    }
+
+    async fn request<T>(
+        &self,
+        method: &'static str,
+        call: impl Future<Output = Result<T, rmcp::ServiceError>>,
+    ) -> Result<T, McpError> {
+        call.await.map_err(|source| McpError::Request { server: self.inner.name.clone(), method, source })
+    }
+
+    fn unsupported(&self, message: &str) -> McpError {
+        McpError::Unsupported { server: self.inner.name.clone(), message: message.to_owned() }
+    }
+}
+
+impl Toolset for McpClient {
+    fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    fn tools<'a>(&'a self, _run: &'a RunInfo) -> BoxFuture<'a, Result<Vec<Arc<dyn Tool>>, ToolError>> {
+        Box::pin(async move { McpClient::tools(self).await.map_err(ToolError::from_error) })
+    }
+}
+
+/// The streamable HTTP transport on our rustls client, with the configured headers
+/// (values marked sensitive).
+fn http_transport(
+    name: &str,
+    http: &HttpConfig,
+) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
+    let setup = |message: String| McpError::Setup { server: name.to_owned(), message };
+    let client = dive_provider::HttpOptions::default()
+        .build_client()
+        .map_err(|e| setup(format!("cannot build the HTTP client: {e}")))?;
+    let mut headers = HashMap::new();
+    for (key, value) in &http.headers {
+        let header = http::HeaderName::try_from(key.as_str())
+            .map_err(|e| setup(format!("header `{key}` is not a valid name: {e}")))?;
+        let mut value = http::HeaderValue::try_from(value.as_str())
+            .map_err(|_| setup(format!("the value of header `{key}` is not a valid header value")))?;
+        value.set_sensitive(true);
+        headers.insert(header, value);
+    }
+    let config = StreamableHttpClientTransportConfig::with_uri(http.url.as_str()).custom_headers(headers);
+    Ok(StreamableHttpClientTransport::with_client(client, config))
+}
+
+/// On a 2026-07-28 connection list-changed notifications arrive on a `subscriptions/listen`
+/// stream, not unscoped: open one and bump the same counters the handler bumps.
+fn spawn_listener(
+    service: &RunningService<RoleClient, Handler>,
+    changes: &Arc<Changes>,
+) -> Option<JoinHandle<()>> {
+    let info = service.peer().peer_info()?;
+    if info.protocol_version.has_initialize() {
+        return None;
+    }
+    let caps = &info.capabilities;
+    let mut filter = SubscriptionFilter::builder();
+    let mut any = false;
+    if caps.tools.as_ref().and_then(|t| t.list_changed) == Some(true) {
+        filter = filter.tools_list_changed();
+        any = true;
+    }
+    if caps.prompts.as_ref().and_then(|p| p.list_changed) == Some(true) {
+        filter = filter.prompts_list_changed();
+        any = true;
+    }
+    if caps.resources.as_ref().and_then(|r| r.list_changed) == Some(true) {
+        filter = filter.resources_list_changed();
+        any = true;
+    }
+    if !any {
+        return None;
+    }
+    let peer = service.peer().clone();
+    let changes = changes.clone();
+    let filter = filter.build();
+    Some(tokio::spawn(async move {
+        let mut subscription = match peer.listen(filter).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::debug!(error = %e, "mcp: subscriptions/listen refused; list changes arrive unscoped only");
+                return;
+            }
+        };
+        while let Ok(Some(notification)) = subscription.next().await {
+            match notification {
+                ServerNotification::ToolListChangedNotification(_) => Changes::bump(&changes.tools),
+                ServerNotification::PromptListChangedNotification(_) => Changes::bump(&changes.prompts),
+                ServerNotification::ResourceListChangedNotification(_) => Changes::bump(&changes.resources),
+                _ => {}
+            }
+        }
+    }))
+}

@@ -1,0 +1,308 @@
+//! [`McpServer`]: any set of dive tools served over MCP, on stdio, any byte stream or
+//! streamable HTTP. An agent is served as one tool by wrapping it as a tool first (e.g.
+//! `dive_subagent::AgentAsTool`).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use dive_core::{Tool, ToolContext, ToolResult};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::service::TowerToHyperService;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{RoleServer, ServerHandler, ServiceExt};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::convert;
+use crate::error::McpError;
+
+/// Dive tools as an MCP server.
+///
+/// Each `tools/call` runs the tool with a detached [`ToolContext`]; an `Err` from the tool
+/// or an error output becomes an `isError` result the caller's model can read, a
+/// suspension becomes an error result saying input is needed, and a background task is
+/// awaited. An unknown tool name is a JSON-RPC `invalid params` error.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), dive_mcp::McpError> {
+/// use std::sync::Arc;
+/// use dive_core::{FunctionTool, Tool};
+/// let echo = FunctionTool::new("echo", "Echoes.", dive_core::empty_object_schema(), |_input, _ctx| async { "hi" });
+/// dive_mcp::McpServer::new("demo").with_tool(Arc::new(echo)).serve_stdio().await
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct McpServer {
+    inner: Arc<ServerInner>,
+}
+
+struct ServerInner {
+    name: String,
+    version: String,
+    instructions: Option<String>,
+    tools: Vec<Arc<dyn Tool>>,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tools: Vec<&str> = self.inner.tools.iter().map(|t| t.name()).collect();
+        f.debug_struct("McpServer").field("name", &self.inner.name).field("tools", &tools).finish()
+    }
+}
+
+impl McpServer {
+    /// A server called `name` with no tools yet.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            inner: Arc::new(ServerInner {
+                name: name.into(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                instructions: None,
+                tools: Vec::new(),
+            }),
+        }
+    }
+
+    fn edit(mut self, f: impl FnOnce(&mut ServerInner)) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            f(inner);
+        } else {
+            let mut inner = ServerInner {
+                name: self.inner.name.clone(),
+                version: self.inner.version.clone(),
+                instructions: self.inner.instructions.clone(),
+                tools: self.inner.tools.clone(),
+            };
+            f(&mut inner);
+            self.inner = Arc::new(inner);
+        }
+        self
+    }
+
+    /// Adds a tool.
+    #[must_use]
+    pub fn with_tool(self, tool: Arc<dyn Tool>) -> Self {
+        self.edit(|s| s.tools.push(tool))
+    }
+
+    /// Adds tools.
+    #[must_use]
+    pub fn with_tools(self, tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
+        self.edit(|s| s.tools.extend(tools))
+    }
+
+    /// Sets the version the server reports (this crate's by default).
+    #[must_use]
+    pub fn with_version(self, version: impl Into<String>) -> Self {
+        let version = version.into();
+        self.edit(|s| s.version = version)
+    }
+
+    /// Sets the instructions the server gives clients.
+    #[must_use]
+    pub fn with_instructions(self, instructions: impl Into<String>) -> Self {
+        let instructions = instructions.into();
+        self.edit(|s| s.instructions = Some(instructions))
+    }
+
+    /// The tools served.
+    #[must_use]
+    pub fn tools(&self) -> &[Arc<dyn Tool>] {
+        &self.inner.tools
+    }
+
+    /// Serves over this process's stdin/stdout until the client closes stdin.
+    ///
+    /// # Errors
+    /// [`McpError::Serve`] when the client's first message is not a valid start.
+    pub async fn serve_stdio(self) -> Result<(), McpError> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves over any byte stream pair (a socket, an in-process duplex pipe) until it closes.
+    ///
+    /// # Errors
+    /// [`McpError::Serve`] when the client's first message is not a valid start.
+    pub async fn serve_io<R, W>(self, read: R, write: W) -> Result<(), McpError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let running =
+            self.serve((read, write)).await.map_err(|e| McpError::Serve(std::io::Error::other(e)))?;
+        running.waiting().await.map_err(|e| McpError::Serve(std::io::Error::other(e)))?;
+        Ok(())
+    }
+
+    /// Serves streamable HTTP on `addr` (port 0 picks a free one) with rmcp's default server
+    /// settings: loopback `Host` names only (DNS-rebinding protection), sessions for
+    /// 2025-11-25 clients, stateless 2026-07-28. The endpoint is `http://<addr>/mcp` (any
+    /// path is served).
+    ///
+    /// # Errors
+    /// [`McpError::Serve`] when the address cannot be bound.
+    pub async fn serve_http(self, addr: SocketAddr) -> Result<HttpServerHandle, McpError> {
+        self.serve_http_with(addr, StreamableHttpServerConfig::default()).await
+    }
+
+    /// As [`serve_http`](Self::serve_http) with rmcp's server settings (allowed hosts for a
+    /// public deployment, JSON responses, …). Its cancellation token is replaced by the
+    /// handle's.
+    ///
+    /// # Errors
+    /// [`McpError::Serve`] when the address cannot be bound.
+    pub async fn serve_http_with(
+        self,
+        addr: SocketAddr,
+        config: StreamableHttpServerConfig,
+    ) -> Result<HttpServerHandle, McpError> {
+        let listener = TcpListener::bind(addr).await.map_err(McpError::Serve)?;
+        let local_addr = listener.local_addr().map_err(McpError::Serve)?;
+        let cancel = CancellationToken::new();
+        let config = config.with_cancellation_token(cancel.child_token());
+        let server = self.clone();
+        let service = TowerToHyperService::new(StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        ));
+        let stop = cancel.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let accepted = tokio::select! {
+                    () = stop.cancelled() => break,
+                    accepted = listener.accept() => accepted,
+                };
+                let Ok((stream, _)) = accepted else { continue };
+                let service = service.clone();
+                let stop = stop.clone();
+                tokio::spawn(async move {
+                    let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+                    let conn = builder.serve_connection(TokioIo::new(stream), service);
+                    tokio::select! {
+                        result = conn => if let Err(e) = result {
+                            tracing::debug!(error = %e, "mcp http connection ended with an error");
+                        },
+                        () = stop.cancelled() => {}
+                    }
+                });
+            }
+        });
+        Ok(HttpServerHandle { addr: local_addr, cancel, task: Some(task) })
+    }
+
+    async fn run_tool(&self, request: CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
+        let Some(tool) = self.inner.tools.iter().find(|t| t.name() == request.name) else {
+            return Err(ErrorData::invalid_params(format!("unknown tool `{}`", request.name), None));
+        };
+        let input = serde_json::Value::Object(request.arguments.unwrap_or_default());
+        let text_error = |text: String| CallToolResult::error(vec![ContentBlock::text(text)]);
+        Ok(match tool.call(input, ToolContext::detached(tool.name())).await {
+            Ok(ToolResult::Output(output)) => convert::output_to_mcp(output),
+            Ok(ToolResult::Background(task)) => convert::output_to_mcp(task.future.await),
+            Ok(ToolResult::Suspend(request)) => {
+                text_error(format!("the tool needs input before it can finish: {}", request.prompt))
+            }
+            Ok(_) => text_error("the tool returned a result this server cannot send".to_owned()),
+            Err(e) => text_error(e.message),
+        })
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(self.inner.name.clone(), self.inner.version.clone()));
+        if let Some(instructions) = &self.inner.instructions {
+            info = info.with_instructions(instructions.clone());
+        }
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            self.inner.tools.iter().map(|t| tool_to_mcp(t.as_ref())).collect(),
+        ))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.inner.tools.iter().find(|t| t.name() == name).map(|t| tool_to_mcp(t.as_ref()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.run_tool(request).await.map(CallToolResponse::Complete)
+    }
+}
+
+/// A dive tool's definition as MCP's: name, description, the schema as given (a
+/// non-object schema is wrapped as `{"type": "object"}`), annotations.
+fn tool_to_mcp(tool: &dyn Tool) -> rmcp::model::Tool {
+    let schema = match tool.input_schema() {
+        serde_json::Value::Object(map) => map.clone(),
+        _ => serde_json::Map::from_iter([("type".to_owned(), serde_json::Value::String("object".into()))]),
+    };
+    let mut out = rmcp::model::Tool::new_with_raw(
+        tool.name().to_owned(),
+        Some(tool.description().to_owned().into()),
+        Arc::new(schema),
+    );
+    if let Some(annotations) = convert::annotations_to_mcp(tool.annotations()) {
+        if let Some(title) = &annotations.title {
+            out = out.with_title(title.clone());
+        }
+        out = out.with_annotations(annotations);
+    }
+    out
+}
+
+/// A running streamable HTTP server; dropping it (or [`shutdown`](Self::shutdown)) stops it.
+#[derive(Debug)]
+pub struct HttpServerHandle {
+    addr: SocketAddr,
+    cancel: CancellationToken,
+    task: Option<JoinHandle<()>>,
+}
+
+impl HttpServerHandle {
+    /// The bound address.
+    #[must_use]
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The endpoint URL, `http://<addr>/mcp`.
+    #[must_use]
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    /// Stops accepting, closes the sessions and waits for the accept loop to end.
+    pub async fn shutdown(mut self) {
+        self.cancel.cancel();
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for HttpServerHandle {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+    }
+}

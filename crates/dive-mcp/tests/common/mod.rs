@@ -1,0 +1,70 @@
+//! Shared scaffolding for dive-mcp's tests: the pinned Python peer, free ports, the demo
+//! server binary.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use dive_mcp::{ServerConfig, StdioConfig};
+
+/// The interpreter with the pinned `mcp` SDK; `None` only when skipping is allowed
+/// (locally, with DIVE_SKIP_PYTHON_INTEROP=1; never under CI).
+pub fn python() -> Option<String> {
+    dive_test::interop::python("mcp")
+}
+
+/// A Python peer script in tests/peers/.
+pub fn peer(script: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers").join(script).display().to_string()
+}
+
+/// The demo server binary built with these tests.
+pub fn demo_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_dive-mcp-demo")
+}
+
+/// The Python test server over stdio, as server `name`.
+pub fn python_stdio_server(python: &str, name: &str) -> ServerConfig {
+    ServerConfig::stdio(name, StdioConfig::new(python).with_args([peer("mcp_server.py")]))
+        .with_startup_timeout(Duration::from_secs(60))
+}
+
+/// A port free right now on 127.0.0.1.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Waits (bounded) until something accepts TCP connections on `port`.
+pub async fn wait_for_port(port: u16, limit: Duration) {
+    let start = Instant::now();
+    loop {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return;
+        }
+        assert!(start.elapsed() < limit, "nothing listened on port {port} within {limit:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Whether process `pid` still exists (a zombie counts as gone).
+#[cfg(unix)]
+pub fn alive(pid: i32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"));
+    match stat {
+        Ok(text) => !text.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// Waits (bounded) until `pid` is gone: SIGKILL is delivered asynchronously.
+#[cfg(unix)]
+pub async fn wait_gone(pid: i32, limit: Duration) -> bool {
+    let start = Instant::now();
+    while alive(pid) {
+        if start.elapsed() > limit {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    true
+}
