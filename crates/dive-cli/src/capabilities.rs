@@ -41,7 +41,7 @@ impl Capabilities {
     pub fn discover_skills(workspace: &Path, trusted: bool) -> SkillSet {
         let skills = dive::skill::Discovery::from_env().project(workspace, trusted).discover();
         for problem in skills.diagnostics().iter().filter(|d| !is_untrusted_skill(d)) {
-            eprintln!("dive: warning: {}", crate::sanitize::for_stderr(&problem.to_string()));
+            eprintln!("dive: {}", crate::sanitize::for_stderr(&problem.to_string()));
         }
         skills
     }
@@ -54,7 +54,7 @@ impl Capabilities {
         let agent_problems =
             catalog.diagnostics().iter().filter(|d| d.problem != dive::subagent::Problem::Untrusted);
         for problem in agent_problems {
-            eprintln!("dive: warning: {}", crate::sanitize::for_stderr(&problem.to_string()));
+            eprintln!("dive: {}", crate::sanitize::for_stderr(&problem.to_string()));
         }
         let orchestration = parts.map(|parts| {
             let factory =

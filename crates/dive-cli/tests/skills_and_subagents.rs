@@ -227,3 +227,45 @@ async fn background_commands_do_not_outlive_dive() {
     }
     assert!(!alive(pid), "a background command outlived dive");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn interactive_mode_asks_for_trust_lists_commands_and_shows_the_checklist() {
+    let todos = json!({"todos": [
+        {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
+        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+        {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"}
+    ]});
+    let api = MockApi::start(vec![
+        Reply::Tool { id: "toolu_1", name: "TodoWrite", input: todos },
+        Reply::Text("Planned."),
+    ])
+    .await;
+    let (sessions, workspace) = dirs();
+    write(
+        &workspace.path().join(".claude/commands/plan.md"),
+        "---\ndescription: Plans the work.\nargument-hint: [goal]\n---\nPlan $ARGUMENTS with a todo list. MARKER-3301\n",
+    );
+    let tmux = common::tmux::Tmux::new();
+    let line = common::tmux::dive_line(
+        &api,
+        sessions.path(),
+        workspace.path(),
+        &["TERM=xterm-256color", "NO_COLOR=1"],
+    );
+    tmux.run(&["new-session", "-d", "-s", "t", "-x", "160", "-y", "50", &line]);
+    tmux.wait_for("Trust this workspace");
+    tmux.run(&["send-keys", "-t", "t", "y", "Enter"]);
+    tmux.wait_for("/help for commands");
+    tmux.run(&["send-keys", "-t", "t", "/help", "Enter"]);
+    tmux.wait_for("/plan [goal]");
+    tmux.run(&["send-keys", "-t", "t", "/plan the release", "Enter"]);
+    let screen = tmux.wait_for("Planned.");
+    assert!(screen.contains("☑ Read the code") && screen.contains("◐ Fixing the bug"), "{screen}");
+    assert!(screen.contains("☐ Run the tests"), "{screen}");
+    assert!(request_text(&api.bodies()[0]).contains("Plan the release with a todo list. MARKER-3301"));
+    tmux.run(&["send-keys", "-t", "t", "/quit", "Enter"]);
+    tmux.wait_for("EXITED-0");
+    // The answer was saved: the next launch does not ask again.
+    let trusted = std::fs::read_to_string(sessions.path().join("trusted-workspaces.json")).unwrap();
+    assert!(trusted.contains(&*workspace.path().canonicalize().unwrap().to_string_lossy()), "{trusted}");
+}

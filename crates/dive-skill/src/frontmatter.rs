@@ -189,6 +189,10 @@ fn read_value(
     }
     let joined = std::iter::once(rest).chain(nested.iter().map(|l| l.trim())).collect::<Vec<_>>().join(" ");
     let joined = joined.trim();
+    // Claude Code's argument hints are written unquoted, `[file] [line]`: text, not a list.
+    if key == "argument-hint" && rest.starts_with('[') {
+        return Ok(Value::Scalar(joined.to_owned()));
+    }
     if rest.starts_with('[') {
         return flow(joined, '[', ']', line).map(Value::List);
     }
@@ -497,5 +501,19 @@ mod tests {
     fn urls_and_times_are_not_keys() {
         let e = entries("---\nhomepage: https://example.com/a:b\n---\n");
         assert_eq!(e[0].value, Value::Scalar("https://example.com/a:b".into()));
+    }
+
+    #[test]
+    fn unquoted_argument_hints_in_brackets_are_text() {
+        let e = entries("---\nargument-hint: [goal]\n---\n");
+        assert_eq!(e[0].value, Value::Scalar("[goal]".into()));
+        let e = entries("---\nargument-hint: [pr-number] [priority] [assignee]\n---\n");
+        assert_eq!(e[0].value, Value::Scalar("[pr-number] [priority] [assignee]".into()));
+        let e = entries("---\ntools: [Read, Grep]\n---\n");
+        assert_eq!(
+            e[0].value,
+            Value::List(vec!["Read".into(), "Grep".into()]),
+            "other keys keep their lists"
+        );
     }
 }
