@@ -107,6 +107,24 @@ pub struct McpClient {
     inner: Arc<Inner>,
 }
 
+/// A client as its tools hold it: weakly, so the cached tools do not keep the connection
+/// (and a stdio server's process) alive once the last [`McpClient`] is dropped.
+#[derive(Clone)]
+pub(crate) struct WeakClient {
+    inner: std::sync::Weak<Inner>,
+    name: Arc<str>,
+}
+
+impl WeakClient {
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn upgrade(&self) -> Option<McpClient> {
+        self.inner.upgrade().map(|inner| McpClient { inner })
+    }
+}
+
 struct Inner {
     name: String,
     // Dropped before `process`: the session closes, then the process group is killed.
@@ -184,7 +202,11 @@ impl McpClient {
                     Ok(Ok(service)) => (service, None),
                     Ok(Err(e)) => return Err(handshake(e.to_string(), String::new())),
                     Err(_) => {
-                        return Err(McpError::StartupTimeout { server: name, timeout, stderr: String::new() });
+                        return Err(McpError::StartupTimeout {
+                            server: name,
+                            timeout,
+                            stderr: String::new(),
+                        });
                     }
                 }
             }
@@ -243,7 +265,7 @@ impl McpClient {
     /// Whether the connection is gone (the server exited or the transport closed).
     #[must_use]
     pub fn is_closed(&self) -> bool {
-        self.inner.service.is_closed()
+        self.inner.service.is_closed() || self.inner.service.peer().is_transport_closed()
     }
 
     /// A receiver that changes each time the server says its tool list changed (for UIs
@@ -254,7 +276,9 @@ impl McpClient {
     }
 
     /// The server's tools that pass its filter, as dive tools named `mcp__<server>__<tool>`.
-    /// Listed once and again after each list-changed notification.
+    /// Listed once and again after each list-changed notification. The tools do not keep
+    /// the connection open: once the last clone of this client is dropped they answer with
+    /// an error saying so.
     ///
     /// # Errors
     /// [`McpError::Request`] when the listing fails.
@@ -270,7 +294,7 @@ impl McpClient {
         let tools: Vec<Arc<dyn Tool>> = listed
             .into_iter()
             .filter(|t| self.inner.filter.allows(&t.name))
-            .map(|t| Arc::new(McpTool::new(self.clone(), t)) as Arc<dyn Tool>)
+            .map(|t| Arc::new(McpTool::new(self.downgrade(), t)) as Arc<dyn Tool>)
             .collect();
         *cache = Some((generation, tools.clone()));
         Ok(tools)
@@ -367,6 +391,10 @@ impl McpClient {
         let params = GetPromptRequestParams::new(name).with_arguments(arguments);
         let result = self.request("prompts/get", self.inner.service.peer().get_prompt(params)).await?;
         Ok(result.messages.into_iter().map(convert::message_from_mcp).collect())
+    }
+
+    pub(crate) fn downgrade(&self) -> WeakClient {
+        WeakClient { inner: Arc::downgrade(&self.inner), name: self.inner.name.as_str().into() }
     }
 
     /// The raw rmcp peer, for anything this wrapper does not cover.

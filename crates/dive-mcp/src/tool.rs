@@ -4,7 +4,7 @@
 use dive_core::{BoxFuture, Tool, ToolAnnotations, ToolContext, ToolError, ToolResult};
 use serde_json::Value;
 
-use crate::client::McpClient;
+use crate::client::WeakClient;
 use crate::convert;
 
 /// The name a server's tool gets: `mcp__<server>__<tool>`, every character outside
@@ -38,7 +38,7 @@ fn sanitize(part: &str) -> String {
 
 /// One tool of a connected server.
 pub struct McpTool {
-    client: McpClient,
+    client: WeakClient,
     name: String,
     remote_name: String,
     description: String,
@@ -53,7 +53,7 @@ impl std::fmt::Debug for McpTool {
 }
 
 impl McpTool {
-    pub(crate) fn new(client: McpClient, tool: rmcp::model::Tool) -> Self {
+    pub(crate) fn new(client: WeakClient, tool: rmcp::model::Tool) -> Self {
         let annotations = convert::annotations_from_mcp(&tool);
         Self {
             name: qualified_tool_name(client.name(), &tool.name),
@@ -104,7 +104,13 @@ impl Tool for McpTool {
                     return Ok(ToolResult::error(format!("the input must be a JSON object, not {other}")));
                 }
             };
-            match self.client.call_tool(&self.remote_name, arguments).await {
+            let Some(client) = self.client.upgrade() else {
+                return Err(ToolError::new(format!(
+                    "MCP server `{}`: the connection was closed by this application",
+                    self.client.name()
+                )));
+            };
+            match client.call_tool(&self.remote_name, arguments).await {
                 Ok(output) => Ok(ToolResult::Output(output)),
                 Err(e) => Err(ToolError::from_error(e)),
             }
