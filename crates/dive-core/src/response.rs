@@ -89,12 +89,17 @@ pub struct ToolCallResult {
     /// Wall time of the call in milliseconds.
     #[serde(default)]
     pub duration_ms: u64,
+    /// Model usage the call itself incurred (a subagent's model calls), included in the
+    /// turn's usage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::Usage>,
 }
 
 impl ToolCallResult {
-    /// A result for a call.
+    /// A result for a call; the output's [`usage`](ToolOutput::usage) moves to the result.
     #[must_use]
-    pub fn new(call: &ToolUse, output: ToolOutput) -> Self {
+    pub fn new(call: &ToolUse, mut output: ToolOutput) -> Self {
+        let usage = output.usage.take();
         Self {
             id: call.id.clone(),
             name: call.name.clone(),
@@ -107,6 +112,7 @@ impl ToolCallResult {
             additional_context: Vec::new(),
             background_task_id: None,
             duration_ms: 0,
+            usage,
         }
     }
 

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use dive_core::{BoxFuture, SoftCancel, Tool, ToolContext, ToolError, ToolOutput, ToolResult};
+use dive_core::{BoxFuture, SoftCancel, Tool, ToolContext, ToolError, ToolResult};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -138,10 +138,7 @@ impl AgentTool {
             stopped: Some(format!("the subagent panicked: {e}")),
             usage: dive_core::Usage::default(),
         });
-        let failed = !report.is_complete() && report.answer.trim().is_empty();
-        let output =
-            if failed { ToolOutput::error(report.to_text()) } else { ToolOutput::text(report.to_text()) };
-        Ok(ToolResult::Output(output))
+        Ok(ToolResult::Output(report.to_output()))
     }
 }
 

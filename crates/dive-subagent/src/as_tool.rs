@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use dive_agent::{Agent, CancellationToken, RunOptions};
-use dive_core::{BoxFuture, Tool, ToolContext, ToolError, ToolOutput, ToolResult};
+use dive_core::{BoxFuture, Tool, ToolContext, ToolError, ToolResult};
 use serde_json::{Value, json};
 
 use crate::launch::report_of;
@@ -106,9 +106,7 @@ impl Tool for AgentAsTool {
             let _cancel_on_drop = token.clone().drop_guard();
             let options = RunOptions::text(prompt).with_soft_cancel(ctx.cancel.child()).with_cancel(token);
             let report = report_of(self.agent.run(options).await);
-            let failed = !report.is_complete() && report.answer.trim().is_empty();
-            let text = report.to_text();
-            Ok(ToolResult::Output(if failed { ToolOutput::error(text) } else { ToolOutput::text(text) }))
+            Ok(ToolResult::Output(report.to_output()))
         })
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use dive_agent::{AgentError, CancellationToken, RunOptions};
-use dive_core::{Message, OutcomeReason, Response, Role, SoftCancel, Tool, TurnStatus, Usage};
+use dive_core::{Message, OutcomeReason, Response, Role, SoftCancel, Tool, ToolOutput, TurnStatus, Usage};
 
 use crate::catalog::Catalog;
 use crate::definition::{Definition, Isolation};
@@ -56,6 +56,16 @@ impl Report {
         }
         text.push(']');
         text
+    }
+
+    /// The tool output of a foreground run: the text (an error when it stopped with no
+    /// answer at all), carrying the usage so the parent's turn counts it.
+    #[must_use]
+    pub fn to_output(&self) -> ToolOutput {
+        let failed = !self.is_complete() && self.answer.trim().is_empty();
+        let text = self.to_text();
+        let output = if failed { ToolOutput::error(text) } else { ToolOutput::text(text) };
+        output.with_usage(self.usage.clone())
     }
 }
 

@@ -71,7 +71,7 @@ async fn explore_runs_its_own_tools_and_its_answer_reaches_the_parents_next_requ
         ModelResponse::tool_calls(vec![ToolUse::new("s1", "Grep", json!({"pattern": "load_config"}))])
             .with_usage(Usage::new(100, 10)),
         ModelResponse::text("The config is loaded in src/config.rs line 3.").with_usage(Usage::new(150, 20)),
-        ModelResponse::text("It is loaded in src/config.rs."),
+        ModelResponse::text("It is loaded in src/config.rs.").with_usage(Usage::new(400, 8)),
     ]);
     let agent_tool = AgentTool::new(Catalog::with_builtins(), DefaultFactory::new(model.clone()))
         .with_parent_tools(parent_tools.clone());
@@ -102,6 +102,10 @@ async fn explore_runs_its_own_tools_and_its_answer_reaches_the_parents_next_requ
     assert!(answer.contains("[subagent usage: 250 input tokens, 30 output tokens]"), "{answer}");
     assert_eq!(orchestration.runs().usage().total_tokens(), 280);
     assert_eq!(orchestration.runs().list()[0].status, RunStatus::Completed);
+    // The subagent's usage rolls up into the parent's turn (the parent's own calls: 408).
+    assert_eq!(response.usage.total_tokens(), 280 + 408);
+    let call = response.tool_call_results().find(|r| r.name == "Agent").unwrap();
+    assert_eq!(call.usage.as_ref().map(Usage::total_tokens), Some(280), "kept on the call's record");
 }
 
 #[tokio::test]

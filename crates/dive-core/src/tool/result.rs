@@ -28,13 +28,18 @@ pub struct ToolOutput {
     /// Markdown for people (UIs); never sent to the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display: Option<String>,
+    /// Model usage the call itself incurred (a subagent's model calls): the engine moves it to
+    /// the call's [`ToolCallResult::usage`](crate::ToolCallResult::usage) and adds it to the
+    /// turn's usage. Never sent to the model.
+    #[serde(skip)]
+    pub usage: Option<crate::Usage>,
 }
 
 impl ToolOutput {
     /// Output with these blocks.
     #[must_use]
     pub fn new(content: Vec<Content>) -> Self {
-        Self { content, is_error: false, display: None }
+        Self { content, is_error: false, display: None, usage: None }
     }
 
     /// Text output.
@@ -46,13 +51,27 @@ impl ToolOutput {
     /// An error the model can read and correct.
     #[must_use]
     pub fn error(text: impl Into<String>) -> Self {
-        Self { content: vec![Content::text(text)], is_error: true, display: None }
+        Self { content: vec![Content::text(text)], is_error: true, display: None, usage: None }
     }
 
     /// Sets the display text.
     #[must_use]
     pub fn with_display(mut self, display: impl Into<String>) -> Self {
         self.display = Some(display.into());
+        self
+    }
+
+    /// Reports the model usage the call incurred (a subagent's), so the turn's usage and cost
+    /// include it.
+    ///
+    /// ```
+    /// use dive_core::{ToolOutput, Usage};
+    /// let out = ToolOutput::text("answer").with_usage(Usage::new(120, 30));
+    /// assert_eq!(out.usage.unwrap().output_tokens, 30);
+    /// ```
+    #[must_use]
+    pub fn with_usage(mut self, usage: crate::Usage) -> Self {
+        self.usage = Some(usage);
         self
     }
 
