@@ -91,15 +91,16 @@ pub struct ToolCallResult {
     pub duration_ms: u64,
     /// Model usage the call itself incurred (a subagent's model calls), included in the
     /// turn's usage.
+    /// (Boxed: most calls have none.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<crate::Usage>,
+    pub usage: Option<Box<crate::Usage>>,
 }
 
 impl ToolCallResult {
     /// A result for a call; the output's [`usage`](ToolOutput::usage) moves to the result.
     #[must_use]
     pub fn new(call: &ToolUse, mut output: ToolOutput) -> Self {
-        let usage = output.usage.take();
+        let usage = output.usage.take().map(Box::new);
         Self {
             id: call.id.clone(),
             name: call.name.clone(),

@@ -105,7 +105,7 @@ async fn explore_runs_its_own_tools_and_its_answer_reaches_the_parents_next_requ
     // The subagent's usage rolls up into the parent's turn (the parent's own calls: 408).
     assert_eq!(response.usage.total_tokens(), 280 + 408);
     let call = response.tool_call_results().find(|r| r.name == "Agent").unwrap();
-    assert_eq!(call.usage.as_ref().map(Usage::total_tokens), Some(280), "kept on the call's record");
+    assert_eq!(call.usage.as_deref().map(Usage::total_tokens), Some(280), "kept on the call's record");
 }
 
 #[tokio::test]

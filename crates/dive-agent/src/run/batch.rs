@@ -362,7 +362,7 @@ impl Run {
         self.upsert_records(records);
         self.next_call_reminders.append(&mut batch.reminders.model_only);
         // What the calls themselves spent on models (subagents) counts in the turn's usage.
-        for usage in batch.results.iter().flatten().filter_map(|r| r.usage.as_ref()) {
+        for usage in batch.results.iter().flatten().filter_map(|r| r.usage.as_deref()) {
             self.usage += usage;
         }
         if suspended {
