@@ -365,12 +365,13 @@ impl Repl {
             Ok(r) => r.text_content(),
             Err(e) => return eprintln!("compaction failed: {e}"),
         };
-        let edit = SessionEdit::Compact {
-            summary: vec![Message::new(
-                Role::User,
-                vec![Content::text(format!("Summary of the conversation so far:\n{summary}"))],
-            )],
-        };
+        let mut summary = vec![Message::new(
+            Role::User,
+            vec![Content::text(format!("Summary of the conversation so far:\n{summary}"))],
+        )];
+        // Loaded skills stay word for word, not paraphrased by the summary.
+        summary.extend(dive::skill::carry_over(&messages));
+        let edit = SessionEdit::Compact { summary };
         match history.edit(Some(snapshot.revision), &edit).await {
             Ok(_) => eprintln!(
                 "compacted {} messages into a summary (the full transcript stays saved)",

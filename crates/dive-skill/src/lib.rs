@@ -32,6 +32,7 @@
 #![deny(missing_docs)]
 
 mod allowed;
+mod carry_over;
 mod content;
 mod diagnostic;
 mod discover;
@@ -45,6 +46,7 @@ mod skill;
 mod state;
 mod tool;
 
+pub use carry_over::carry_over;
 pub use diagnostic::{Diagnostic, InvalidSkill, Problem, Severity};
 pub use discover::{Discovery, SEARCH_DIRS, home_from_env};
 pub use dynamic::DynamicContext;

@@ -269,3 +269,34 @@ async fn allowed_tools_refuse_other_tools_while_the_skill_is_active() {
     assert_eq!(ran.len(), 4, "{ran:?}");
     assert!(!ran.iter().any(|r| r.contains("rm -rf")), "the refused call never ran: {ran:?}");
 }
+
+#[tokio::test]
+async fn loaded_skills_survive_a_compaction_word_for_word_and_are_not_loaded_again() {
+    let skills = SkillSet::new().with(
+        Skill::new("haiku", "Writes haikus. Use when asked for a poem.")
+            .with_body("Count 5-7-5. HAIKU-RULES"),
+    );
+    let model = ScriptedModel::new([
+        skill_call("c1", "haiku", None),
+        ModelResponse::text("An old silent pond."),
+        // After the compaction the model tries to load it again.
+        skill_call("c2", "haiku", None),
+        ModelResponse::text("A frog jumps in."),
+    ]);
+    let agent = Agent::builder().model(model.clone()).extension(SkillExtension::new(skills)).build().unwrap();
+    agent.run(RunOptions::text("a poem")).await.unwrap();
+    let before = model.requests().all()[1].messages.to_vec();
+    let kept = dive_skill::carry_over(&before).expect("the loaded skill is carried over");
+    assert!(text_of(&kept).contains("HAIKU-RULES"));
+    // The compacted conversation: a summary, then the skills kept.
+    let compacted = vec![
+        Message::user("Summary: the user wanted a poem; one was written."),
+        kept,
+        Message::user("another"),
+    ];
+    agent.run(RunOptions::messages(compacted)).await.unwrap();
+    let after = model.requests().all();
+    let answer = last_text(&after[3]);
+    assert!(answer.contains("already loaded"), "the skill was injected a second time: {answer}");
+    assert!(dive_skill::carry_over(&[Message::user("no skills here")]).is_none());
+}
