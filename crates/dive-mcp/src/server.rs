@@ -34,9 +34,11 @@ use crate::error::McpError;
 /// ```no_run
 /// # async fn demo() -> Result<(), dive_mcp::McpError> {
 /// use std::sync::Arc;
-/// use dive_core::{FunctionTool, Tool};
-/// let echo = FunctionTool::new("echo", "Echoes.", dive_core::empty_object_schema(), |_input, _ctx| async { "hi" });
-/// dive_mcp::McpServer::new("demo").with_tool(Arc::new(echo)).serve_stdio().await
+/// use dive_core::{FunctionTool, ToolError};
+/// let hello = FunctionTool::new("hello", "Says hello.", |_: serde_json::Value, _ctx| async {
+///     Ok::<_, ToolError>("hello")
+/// });
+/// dive_mcp::McpServer::new("demo").with_tool(Arc::new(hello)).serve_stdio().await
 /// # }
 /// ```
 #[derive(Clone)]

@@ -21,6 +21,7 @@
 //! | `permission` | `dive::permission` | permission modes, rules, dialogs, the permission hook |
 //! | `skill` | `dive::skill` | agent skills: `SKILL.md` files, discovery, the `Skill` tool as an extension |
 //! | `subagent` | `dive::subagent` | subagents: definitions and agent files, the `Agent`, `Monitor`, `TaskStop` and `TodoWrite` tools |
+//! | `mcp` | `dive::mcp` | MCP on `rmcp`: clients whose tools are a `Toolset`, `mcpServers` config, a manager, an MCP server for dive tools |
 //!
 //! `dive::model("vendor/model")` builds any compiled-in provider from a model spec (an explicit
 //! `vendor/` prefix wins, otherwise the model name's prefix picks the vendor); a vendor that is
@@ -69,6 +70,11 @@ pub use dive_skill as skill;
 #[cfg(feature = "subagent")]
 #[cfg_attr(docsrs, doc(cfg(feature = "subagent")))]
 pub use dive_subagent as subagent;
+
+/// MCP clients, configuration, manager and server (feature `mcp`): [`dive_mcp`].
+#[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+pub use dive_mcp as mcp;
 
 /// Shared HTTP plumbing for providers (crate `dive-provider`).
 #[cfg(feature = "provider")]
