@@ -143,8 +143,51 @@ async fn the_toolset_needs_no_beta_and_a_dated_computer_tool_sends_its_own() {
     );
 }
 
+/// A message as the API sends it: the JSON object, or (streaming) its SSE events, each tool
+/// call's input arriving as one `input_json_delta`.
+fn reply(message: &Value, stream: bool) -> ResponseTemplate {
+    if !stream {
+        return ResponseTemplate::new(200).set_body_json(message);
+    }
+    let mut start = message.clone();
+    start["content"] = json!([]);
+    start["stop_reason"] = Value::Null;
+    let mut events = vec![json!({"type": "message_start", "message": start})];
+    for (i, block) in message["content"].as_array().unwrap().iter().enumerate() {
+        let mut open = block.clone();
+        if block["type"] == "tool_use" {
+            open["input"] = json!({});
+        } else {
+            open["text"] = json!("");
+        }
+        events.push(json!({"type": "content_block_start", "index": i, "content_block": open}));
+        let delta = if block["type"] == "tool_use" {
+            json!({"type": "input_json_delta", "partial_json": block["input"].to_string()})
+        } else {
+            json!({"type": "text_delta", "text": block["text"]})
+        };
+        events.push(json!({"type": "content_block_delta", "index": i, "delta": delta}));
+        events.push(json!({"type": "content_block_stop", "index": i}));
+    }
+    events.push(json!({"type": "message_delta", "delta": {"stop_reason": message["stop_reason"]},
+                       "usage": {"output_tokens": 5}}));
+    events.push(json!({"type": "message_stop"}));
+    let text: String =
+        events.iter().map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap())).collect();
+    ResponseTemplate::new(200).set_body_raw(text.into_bytes(), "text/event-stream")
+}
+
 #[tokio::test]
 async fn a_computer_turn_routes_member_calls_and_answers_with_the_toolset_name() {
+    computer_turn(false).await;
+}
+
+#[tokio::test]
+async fn a_streamed_computer_turn_keeps_the_toolset_name_of_each_call() {
+    computer_turn(true).await;
+}
+
+async fn computer_turn(stream: bool) {
     let server = MockServer::start().await;
     let call = json!({"id": "m1", "type": "message", "role": "assistant", "model": "claude-sonnet-5-5",
         "content": [
@@ -156,22 +199,15 @@ async fn a_computer_turn_routes_member_calls_and_answers_with_the_toolset_name()
     let done = json!({"id": "m2", "type": "message", "role": "assistant", "model": "claude-sonnet-5-5",
         "content": [{"type": "text", "text": "Settings are open."}], "stop_reason": "end_turn",
         "usage": {"input_tokens": 9, "output_tokens": 4}});
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(call))
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(done))
-        .mount(&server)
-        .await;
+    Mock::given(method("POST")).respond_with(reply(&call, stream)).up_to_n_times(1).mount(&server).await;
+    Mock::given(method("POST")).respond_with(reply(&done, stream)).mount(&server).await;
 
     let desk = Arc::new(Desk::default());
     let toolset = ComputerUse::shared(desk.clone()).build().unwrap();
     let agent = dive_agent::Agent::builder()
         .model(client(&server.uri()))
         .toolset(toolset)
-        .model_settings(dive_agent::ModelSettings::default().stream(false))
+        .model_settings(dive_agent::ModelSettings::default().stream(stream))
         .build()
         .unwrap();
     let response = agent.run("open the settings").await.unwrap();
