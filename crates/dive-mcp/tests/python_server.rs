@@ -26,7 +26,14 @@ async fn exercise(client: &McpClient) {
     names.sort_unstable();
     assert_eq!(
         names,
-        ["mcp__py__add", "mcp__py__echo", "mcp__py__fail", "mcp__py__grow", "mcp__py__picture"]
+        [
+            "mcp__py__add",
+            "mcp__py__echo",
+            "mcp__py__fail",
+            "mcp__py__grow",
+            "mcp__py__picture",
+            "mcp__py__slow"
+        ]
     );
 
     // The schema exactly as the server sent it (titles and all).
@@ -141,4 +148,21 @@ async fn python_http_server() {
     exercise(&client).await;
     drop(client);
     child.kill().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_past_its_limit_times_out_and_the_server_keeps_working() {
+    let Some(python) = common::python() else { return };
+    let server = common::python_stdio_server(&python, "py").with_call_timeout(Duration::from_millis(500));
+    let client = McpClient::connect(&server, &ConnectOptions::default()).await.unwrap();
+    let started = std::time::Instant::now();
+    let err = client
+        .call_tool("slow", serde_json::Map::from_iter([("seconds".into(), json!(30))]))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, dive_mcp::McpError::Timeout { .. }), "{err}");
+    assert!(err.to_string().contains("tools/call timed out after 500 ms"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let out = call(&client, "mcp__py__echo", json!({"text": "still here"})).await;
+    assert_eq!(out.text_content(), "still here");
 }

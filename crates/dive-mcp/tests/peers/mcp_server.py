@@ -9,6 +9,7 @@ Grown from ../../../../../shared/testbed/mcp_stdio_server.py. Tools:
   echo(text) -> text        read-only, closed-world annotations
   fail()                    raises: CallToolResult.isError = true
   picture()                 an image and an audio clip
+  slow(seconds)             sleeps
   grow()                    adds the tool `late` and announces the tool list changed
 Resource note://hello (text), prompt greet(name).
 """
@@ -49,6 +50,15 @@ def fail() -> str:
 def picture() -> list:
     """An image and an audio clip."""
     return [Image(data=PNG, format="png"), Audio(data=WAV, format="wav")]
+
+
+@mcp.tool()
+async def slow(seconds: float) -> str:
+    """Sleeps, to exercise call timeouts."""
+    import anyio
+
+    await anyio.sleep(seconds)
+    return "slept"
 
 
 def late() -> str:
