@@ -233,8 +233,10 @@ impl McpManager {
         }
     }
 
-    /// The tools of every connected server. A server whose connection is found closed
-    /// (or whose listing fails) is left out and reconnected in the background.
+    /// The tools of every connected server, in configuration order (a name that two servers
+    /// produce, e.g. `my server` and `my_server`, is kept from the first). A server whose
+    /// connection is found closed (or whose listing fails) is left out and reconnected in
+    /// the background.
     pub async fn tools(&self) -> Vec<Arc<dyn Tool>> {
         let mut out = Vec::new();
         for (index, entry) in self.inner.entries.iter().enumerate() {
@@ -248,7 +250,16 @@ impl McpManager {
                 client.tools().await.map_err(|e| e.to_string())
             };
             match listed {
-                Ok(tools) => out.extend(tools),
+                Ok(tools) => {
+                    for tool in tools {
+                        // Two server names can sanitize to the same prefix: the first wins.
+                        if out.iter().any(|t: &Arc<dyn Tool>| t.name() == tool.name()) {
+                            tracing::warn!(tool = tool.name(), server = %entry.config.name, "mcp: duplicate tool name left out");
+                        } else {
+                            out.push(tool);
+                        }
+                    }
+                }
                 Err(error) => self.lost(index, error),
             }
         }

@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use dive_core::{Tool, ToolContext, ToolResult};
+use dive_core::{RunInfo, Tool, ToolContext, ToolResult, Toolset};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::service::TowerToHyperService;
 use rmcp::model::{
@@ -51,6 +51,7 @@ struct ServerInner {
     version: String,
     instructions: Option<String>,
     tools: Vec<Arc<dyn Tool>>,
+    toolsets: Vec<Arc<dyn Toolset>>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -69,6 +70,7 @@ impl McpServer {
                 version: env!("CARGO_PKG_VERSION").to_owned(),
                 instructions: None,
                 tools: Vec::new(),
+                toolsets: Vec::new(),
             }),
         }
     }
@@ -82,6 +84,7 @@ impl McpServer {
                 version: self.inner.version.clone(),
                 instructions: self.inner.instructions.clone(),
                 tools: self.inner.tools.clone(),
+                toolsets: self.inner.toolsets.clone(),
             };
             f(&mut inner);
             self.inner = Arc::new(inner);
@@ -101,6 +104,13 @@ impl McpServer {
         self.edit(|s| s.tools.extend(tools))
     }
 
+    /// Adds a toolset, resolved on every `tools/list` and `tools/call` (so a dynamic set is
+    /// served as it is now). Its resolution error is a JSON-RPC internal error.
+    #[must_use]
+    pub fn with_toolset(self, toolset: Arc<dyn Toolset>) -> Self {
+        self.edit(|s| s.toolsets.push(toolset))
+    }
+
     /// Sets the version the server reports (this crate's by default).
     #[must_use]
     pub fn with_version(self, version: impl Into<String>) -> Self {
@@ -115,10 +125,25 @@ impl McpServer {
         self.edit(|s| s.instructions = Some(instructions))
     }
 
-    /// The tools served.
-    #[must_use]
-    pub fn tools(&self) -> &[Arc<dyn Tool>] {
-        &self.inner.tools
+    /// The tools served now: the fixed ones, then each toolset's (a name already taken is
+    /// left out).
+    ///
+    /// # Errors
+    /// A toolset's resolution error, as a JSON-RPC internal error.
+    pub async fn tools(&self) -> Result<Vec<Arc<dyn Tool>>, ErrorData> {
+        let mut tools = self.inner.tools.clone();
+        let run = RunInfo::detached();
+        for toolset in &self.inner.toolsets {
+            let more = toolset.tools(&run).await.map_err(|e| {
+                ErrorData::internal_error(format!("toolset `{}`: {}", toolset.name(), e.message), None)
+            })?;
+            for tool in more {
+                if tools.iter().all(|t| t.name() != tool.name()) {
+                    tools.push(tool);
+                }
+            }
+        }
+        Ok(tools)
     }
 
     /// Serves over this process's stdin/stdout until the client closes stdin.
@@ -202,7 +227,8 @@ impl McpServer {
     }
 
     async fn run_tool(&self, request: CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
-        let Some(tool) = self.inner.tools.iter().find(|t| t.name() == request.name) else {
+        let tools = self.tools().await?;
+        let Some(tool) = tools.iter().find(|t| t.name() == request.name) else {
             return Err(ErrorData::invalid_params(format!("unknown tool `{}`", request.name), None));
         };
         let input = serde_json::Value::Object(request.arguments.unwrap_or_default());
@@ -235,11 +261,12 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(
-            self.inner.tools.iter().map(|t| tool_to_mcp(t.as_ref())).collect(),
+            self.tools().await?.iter().map(|t| tool_to_mcp(t.as_ref())).collect(),
         ))
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        // Fixed tools only: this is a synchronous lookup (rmcp uses it for input checks).
         self.inner.tools.iter().find(|t| t.name() == name).map(|t| tool_to_mcp(t.as_ref()))
     }
 
