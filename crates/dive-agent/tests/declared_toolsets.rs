@@ -159,3 +159,48 @@ async fn a_tool_of_a_declarer_that_is_not_a_member_is_an_ordinary_tool() {
     assert_eq!(names, ["notes"]);
     assert_eq!(request.declared_toolsets[0].toolset, "computer");
 }
+
+#[tokio::test]
+async fn a_resumed_toolset_batch_still_echoes_the_toolset_name() {
+    // A member that waits for a person (a confirm step), then the batch is resumed.
+    let confirm = dive_core::FunctionTool::new("type", "Types.", |_: serde_json::Value, _ctx| async move {
+        Ok::<_, dive_core::ToolError>(dive_core::ToolResult::suspend(dive_core::SuspendRequest::new(
+            "Type into the focused window?",
+        )))
+    });
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let toolset = DeclaredToolset::new(
+        declaration(&["screenshot", "type"]),
+        vec![echo("screenshot", log), Arc::new(confirm) as Arc<dyn Tool>],
+    )
+    .unwrap();
+    let model = ScriptedModel::new([
+        ModelResponse::tool_calls(vec![
+            member_call("c1", "screenshot", json!({"text": "look"})),
+            member_call("c2", "type", json!({"text": "hello"})),
+        ]),
+        ModelResponse::text("typed"),
+    ]);
+    let agent = agent_with(&model).toolset(toolset).build().unwrap();
+    let input = vec![dive_core::Message::user("type hello")];
+    let first = agent.run(input).await.unwrap();
+    let state = first.suspension.clone().unwrap();
+    assert!(state.pending[0].halts_batch, "a toolset call halts its batch across the suspension");
+    let resumed = agent
+        .run(dive_agent::RunInput::resume_stateless(
+            Vec::new(),
+            state,
+            [("c2", dive_core::ToolOutput::text("Typed."))],
+        ))
+        .await
+        .unwrap();
+    assert_eq!(resumed.output_text(), "typed");
+    let sent = model.requests().last().unwrap();
+    let blocks: Vec<_> = sent.messages.last().unwrap().tool_results_iter().cloned().collect();
+    assert_eq!(blocks.len(), 2);
+    for block in &blocks {
+        assert_eq!(block.toolset_name.as_deref(), Some("computer"), "{block:?}");
+    }
+    let supplied = resumed.tool_call_results().find(|r| r.id == "c2").unwrap();
+    assert_eq!(supplied.toolset_name.as_deref(), Some("computer"));
+}

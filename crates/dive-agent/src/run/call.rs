@@ -284,7 +284,8 @@ impl Run {
     ) -> Result<(), HookError> {
         let hooks = &self.agent.inner.hooks;
         let count = if failed { hooks.post_tool_use_failure.len() } else { hooks.post_tool_use.len() };
-        let call = ToolUse::new(result.id.clone(), result.name.clone(), result.input.clone());
+        let mut call = ToolUse::new(result.id.clone(), result.name.clone(), result.input.clone());
+        call.toolset_name.clone_from(&result.toolset_name);
         for i in 0..count {
             let output = result.output.clone().unwrap_or_default();
             let ctx = ToolResultContext::new(self.info.clone(), call.clone(), output)

@@ -28,8 +28,9 @@ impl Run {
         let mut reminders = BatchReminders::default();
         let mut results = Vec::new();
         let mut exit = None;
+        let calls = self.suspended_calls();
         for (pending, output) in accepted {
-            let call = ToolUse::new(pending.id.clone(), pending.name.clone(), pending.input.clone());
+            let call = batch_call(&calls, &pending.id, &pending.name, &pending.input);
             let mut result = ToolCallResult::new(&call, output);
             let failed = result.is_error();
             if let Err(abort) = self.post_hooks(&mut result, failed, &mut reminders).await
@@ -54,23 +55,12 @@ impl Run {
     /// A full resume: answer the suspended batch, then the loop continues.
     pub(super) async fn resume_batch(&mut self) -> Option<Exit> {
         let work = self.resume.take()?;
-        let calls: Vec<ToolUse> = self
-            .output
-            .iter()
-            .rev()
-            .find(|m| m.role == Role::Assistant && m.has_tool_uses())
-            .map(|m| m.tool_uses().cloned().collect())
-            .unwrap_or_default();
+        let calls = self.suspended_calls();
         let mut prefilled: Vec<ToolCallResult> = work
             .state
             .completed
             .iter()
-            .map(|c| {
-                ToolCallResult::new(
-                    &ToolUse::new(c.id.clone(), c.name.clone(), c.input.clone()),
-                    c.output.clone(),
-                )
-            })
+            .map(|c| ToolCallResult::new(&batch_call(&calls, &c.id, &c.name, &c.input), c.output.clone()))
             .collect();
         let (supplied, abort) = self.accept(work.accepted).await;
         prefilled.extend(supplied.iter().cloned());
@@ -94,6 +84,16 @@ impl Run {
             }
         };
         self.run_batch(calls, prefilled, &tools, 0).await
+    }
+
+    /// The calls of the suspended batch, as the model made them (each with its toolset name).
+    fn suspended_calls(&self) -> Vec<ToolUse> {
+        self.output
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant && m.has_tool_uses())
+            .map(|m| m.tool_uses().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// Appends the results known for a batch that will not run (the rest are answered when the
@@ -162,4 +162,12 @@ impl Run {
         }
         Ok(response)
     }
+}
+
+/// The call a saved result answers: its id, name and input as saved, and the toolset name of the
+/// model's call of that id (a provider-defined toolset's result must echo it).
+fn batch_call(calls: &[ToolUse], id: &str, name: &str, input: &serde_json::Value) -> ToolUse {
+    let mut call = ToolUse::new(id, name, input.clone());
+    call.toolset_name = calls.iter().find(|c| c.id == id).and_then(|c| c.toolset_name.clone());
+    call
 }
