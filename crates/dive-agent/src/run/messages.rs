@@ -72,7 +72,9 @@ pub(crate) fn answer_open_calls(messages: &[Message], records: &[ToolCallRecord]
             let not_started =
                 records.iter().any(|c| c.id == r.tool_use_id && c.state == ToolCallState::NotStarted);
             let text = if not_started { TOOL_CALL_NOT_RUN_TEXT } else { TOOL_CALL_UNKNOWN_TEXT };
+            let toolset_name = r.toolset_name.take();
             *r = ToolResultContent::error(r.tool_use_id.clone(), text);
+            r.toolset_name = toolset_name;
         }
     }
     answered

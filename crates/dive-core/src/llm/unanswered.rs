@@ -49,7 +49,12 @@ pub fn answer_unanswered_tool_calls_with<'a>(messages: &'a [Message], text: &str
             let missing: Vec<Content> = msg
                 .tool_uses()
                 .filter(|t| !answered.contains(t.id.as_str()))
-                .map(|t| Content::ToolResult(ToolResultContent::error(t.id.clone(), text)))
+                .map(|t| {
+                    // A provider-defined toolset's result echoes the call's toolset name.
+                    let mut answer = ToolResultContent::error(t.id.clone(), text);
+                    answer.toolset_name.clone_from(&t.toolset_name);
+                    Content::ToolResult(answer)
+                })
                 .collect();
             if !missing.is_empty() {
                 let vec = out.get_or_insert_with(|| messages.to_vec());
@@ -121,6 +126,15 @@ mod tests {
         assert_eq!(fixed[2].text(), "next question");
         assert_eq!(fixed[4].tool_results_iter().next().unwrap().tool_use_id, "b");
         assert_eq!(h.len(), 3, "the input is untouched");
+    }
+
+    #[test]
+    fn an_answer_echoes_the_toolset_of_its_call() {
+        let mut member = crate::message::ToolUse::new("m", "left_click", json!({}));
+        member.toolset_name = Some("computer".into());
+        let h = vec![Message::new(Role::Assistant, vec![Content::ToolUse(member)])];
+        let fixed = answer_unanswered_tool_calls(&h);
+        assert_eq!(fixed[1].tool_results_iter().next().unwrap().toolset_name.as_deref(), Some("computer"));
     }
 
     #[test]
