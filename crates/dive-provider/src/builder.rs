@@ -143,7 +143,8 @@ impl<W: WireFormat> ProviderBuilder<W> {
     ///
     /// # Errors
     /// `Authentication` when the vendor needs a key and none was given (the message says
-    /// which variables `from_env` reads); `Other` when the HTTP client cannot be built.
+    /// which variables `from_env` reads); `InvalidRequest` when the key or an extra header
+    /// cannot be sent as a header; `Other` when the HTTP client cannot be built.
     pub fn build(self) -> Result<HttpProvider<W>, LlmError> {
         let vendor = *self.wire.vendor();
         if self.api_key.is_none() && vendor.api_key_required {
@@ -154,6 +155,8 @@ impl<W: WireFormat> ProviderBuilder<W> {
             None => self.http.unwrap_or_default().build_client().map_err(LlmError::from)?,
         };
         let base_url = self.base_url.unwrap_or_else(|| vendor.default_base_url.to_owned());
+        let base_headers = crate::provider::base_headers(&self.wire, self.api_key.as_ref(), &self.headers)
+            .map_err(LlmError::from)?;
         Ok(HttpProvider {
             model: self.model.unwrap_or_else(|| vendor.default_model.to_owned()),
             api_key: self.api_key,
@@ -161,6 +164,7 @@ impl<W: WireFormat> ProviderBuilder<W> {
             max_tokens: self.max_tokens,
             retry: self.retry.unwrap_or_default(),
             headers: self.headers,
+            base_headers,
             client,
             vendor,
             wire: self.wire,

@@ -18,7 +18,7 @@ use dive_core::{
     Secret, StreamEvent, redact,
 };
 use futures_util::StreamExt;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
 use crate::{
     CallContext, Encoded, Events, Frame, ProviderBuilder, ProviderError, RetryPolicy, StreamMapper, Vendor,
@@ -39,6 +39,9 @@ pub struct HttpProvider<W> {
     pub(crate) max_tokens: Option<u32>,
     pub(crate) retry: RetryPolicy,
     pub(crate) headers: BTreeMap<String, String>,
+    /// The headers of every call (authorization, the extra headers, the content type), built
+    /// once by the builder; each call clones it and adds its own.
+    pub(crate) base_headers: HeaderMap,
     pub(crate) client: reqwest::Client,
 }
 
@@ -149,28 +152,26 @@ impl<W: WireFormat> HttpProvider<W> {
         self.api_key.iter().collect()
     }
 
+    /// The base headers plus the call's own (the wire format's, then the request's).
     fn header_map(
         &self,
         per_call: &[(&'static str, String)],
         extra: &BTreeMap<String, String>,
     ) -> Result<HeaderMap, ProviderError> {
-        let provider = self.vendor.name;
-        let invalid =
-            |what: &str| ProviderError::new(provider, LlmErrorKind::InvalidRequest, what.to_owned());
-        let mut headers = HeaderMap::new();
-        if let Some(key) = &self.api_key {
-            self.wire.authorize(key, &mut headers)?;
-        }
+        let mut headers = self.base_headers.clone();
+        headers.reserve(per_call.len() + extra.len());
         for (k, v) in per_call {
-            let value =
-                HeaderValue::from_str(v).map_err(|_| invalid(&format!("invalid value for header {k}")))?;
+            // The provider's own headers and the content type win over the wire format's.
+            let overridden = k.eq_ignore_ascii_case(CONTENT_TYPE.as_str())
+                || self.headers.keys().any(|h| h.eq_ignore_ascii_case(k));
+            if overridden {
+                continue;
+            }
+            let value = HeaderValue::from_str(v).map_err(|_| invalid_header(self.vendor.name, k))?;
             headers.insert(*k, value);
         }
-        for (k, v) in self.headers.iter().chain(extra) {
-            let name = HeaderName::from_bytes(k.as_bytes()).map_err(|_| invalid("invalid header name"))?;
-            let value = HeaderValue::from_str(v).map_err(|_| invalid("invalid header value"))?;
-            headers.insert(name, value);
-        }
+        let extra = extra.iter().filter(|(k, _)| !k.eq_ignore_ascii_case(CONTENT_TYPE.as_str()));
+        insert_headers(self.vendor.name, &mut headers, extra)?;
         Ok(headers)
     }
 
@@ -183,16 +184,18 @@ impl<W: WireFormat> HttpProvider<W> {
         extra: &BTreeMap<String, String>,
     ) -> Result<reqwest::Response, ProviderError> {
         let provider = self.vendor.name;
-        let mut headers = self.header_map(per_call, extra)?;
-        headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        let secrets = self.secrets();
+        let headers = self.header_map(per_call, extra)?;
         let response =
             self.client.post(url).headers(headers).body(body.clone()).send().await.map_err(|e| {
                 let mut err = ProviderError::transport(provider, e);
-                err.message = redact(&err.message, &secrets);
+                err.message = redact(&err.message, &self.secrets());
                 err
             })?;
-        check_status_with(provider, response, &secrets, |e, body| self.wire.refine_error(e, body)).await
+        if response.status().is_success() {
+            return Ok(response);
+        }
+        check_status_with(provider, response, &self.secrets(), |e, body| self.wire.refine_error(e, body))
+            .await
     }
 
     fn prepare<'a>(
@@ -275,4 +278,40 @@ impl<W: WireFormat> Llm for HttpProvider<W> {
     fn model_info(&self) -> Option<ModelInfo> {
         self.vendor.model_info(&self.model).cloned()
     }
+}
+
+/// The error for a header that cannot be sent, naming it (never its value, which may be a key).
+fn invalid_header(provider: &'static str, name: &str) -> ProviderError {
+    ProviderError::new(provider, LlmErrorKind::InvalidRequest, format!("invalid value for header {name}"))
+}
+
+/// Adds `headers` (name, value) to `map`.
+pub(crate) fn insert_headers<'a>(
+    provider: &'static str,
+    map: &mut HeaderMap,
+    headers: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> Result<(), ProviderError> {
+    for (k, v) in headers {
+        let name = HeaderName::from_bytes(k.as_bytes()).map_err(|_| {
+            ProviderError::new(provider, LlmErrorKind::InvalidRequest, format!("invalid header name {k:?}"))
+        })?;
+        let value = HeaderValue::from_str(v).map_err(|_| invalid_header(provider, k))?;
+        map.insert(name, value);
+    }
+    Ok(())
+}
+
+/// The headers every call of a provider sends: authorization, `extra`, the content type.
+pub(crate) fn base_headers<W: WireFormat>(
+    wire: &W,
+    api_key: Option<&Secret>,
+    extra: &BTreeMap<String, String>,
+) -> Result<HeaderMap, ProviderError> {
+    let mut headers = HeaderMap::with_capacity(extra.len() + 2);
+    if let Some(key) = api_key {
+        wire.authorize(key, &mut headers)?;
+    }
+    insert_headers(wire.vendor().name, &mut headers, extra)?;
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    Ok(headers)
 }

@@ -108,7 +108,9 @@ impl WireFormat for Toy {
         call: &CallContext<'a>,
     ) -> Result<Encoded<ToyBody<'a>>, ProviderError> {
         let prompt = request.messages.iter().map(dive_core::Message::text).collect();
-        Ok(Encoded::new(ToyBody { model: call.model, prompt, stream: call.stream }))
+        Ok(Encoded::new(ToyBody { model: call.model, prompt, stream: call.stream })
+            .with_header("x-toy-beta", "wire")
+            .with_header("x-toy-feature", "wire"))
     }
 
     fn path(&self, _encoded: &Encoded<ToyBody<'_>>, call: &CallContext<'_>) -> String {
@@ -163,6 +165,45 @@ fn a_missing_key_names_the_variable_and_from_env() {
     );
     let optional = HttpProvider::<Toy>::builder().api_key("k").build().unwrap();
     assert_eq!((optional.base_url(), dive_core::Llm::model(&optional)), ("http://toy.invalid", "toy-1"));
+}
+
+#[tokio::test]
+async fn headers_keep_their_precedence_and_a_bad_one_fails_the_build() {
+    use wiremock::matchers::{header, method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/generate"))
+        .and(header("authorization", "Bearer k"))
+        .and(header("content-type", "application/json"))
+        // The provider's own header wins over the wire format's, the request's over both…
+        .and(header("x-toy-beta", "provider"))
+        .and(header("x-toy-feature", "wire"))
+        .and(header("x-per-request", "request"))
+        .respond_with(ResponseTemplate::new(200).set_body_string(r#"{"text":"ok","in":1,"out":1}"#))
+        .expect(2)
+        .mount(&server)
+        .await;
+    let provider = ToyProvider::builder()
+        .api_key("k")
+        .base_url(server.uri())
+        .header("x-toy-beta", "provider")
+        .header("x-per-request", "provider")
+        .build()
+        .unwrap();
+    for _ in 0..2 {
+        let mut request = ModelRequest::new(vec![dive_core::Message::user("hi")]);
+        request.headers.insert("x-per-request".into(), "request".into());
+        // …and the content type stays JSON whatever a request says.
+        request.headers.insert("Content-Type".into(), "text/plain".into());
+        let response = dive_core::Llm::generate(&provider, request).await.unwrap();
+        assert_eq!(response.text_content(), "ok");
+    }
+    let bad = ToyProvider::builder().api_key("k").header("x-bad", "line\nbreak").build().unwrap_err();
+    assert_eq!(bad.kind, LlmErrorKind::InvalidRequest);
+    assert!(bad.message.contains("x-bad") && !bad.message.contains("line"), "{}", bad.message);
+    let bad_key = ToyProvider::builder().api_key("sk-\nsecret").build().unwrap_err();
+    assert!(!bad_key.message.contains("secret"), "{}", bad_key.message);
 }
 
 #[tokio::test]
