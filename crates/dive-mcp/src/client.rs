@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use dive_core::{BoxFuture, Content, Message, RunInfo, Tool, ToolError, ToolOutput, Toolset};
+use std::collections::BTreeMap;
+
+use dive_core::{BoxFuture, Content, Message, RunInfo, SuspendRequest, Tool, ToolError, ToolOutput, Toolset};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, JsonObject, Prompt, ProtocolVersion,
     ReadResourceRequestParams, Resource, ResourceTemplate, ServerNotification, ServerPeerInfo,
@@ -15,7 +17,7 @@ use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
@@ -25,6 +27,39 @@ use crate::error::McpError;
 use crate::handler::{Changes, Handler};
 use crate::process::ServerProcess;
 use crate::tool::McpTool;
+
+/// What a tool call came to.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum CallOutcome {
+    /// Finished (possibly with an error output).
+    Done(ToolOutput),
+    /// The server needs input first. As a tool result this suspends the turn; the
+    /// application gets the answers, finishes the call with [`McpClient::answer_input`] (or
+    /// [`McpManager::answer_input`](crate::McpManager::answer_input)) and resumes the turn
+    /// with the output.
+    InputRequired(SuspendRequest),
+}
+
+/// An input request as kept in a suspension's metadata (`{"mcp": {…}}`).
+pub(crate) struct PendingInput {
+    pub(crate) server: String,
+    tool: String,
+    arguments: JsonObject,
+    request_state: Option<String>,
+}
+
+impl PendingInput {
+    pub(crate) fn from_metadata(metadata: &serde_json::Map<String, Value>) -> Option<Self> {
+        let mcp = metadata.get("mcp")?;
+        Some(Self {
+            server: mcp["server"].as_str()?.to_owned(),
+            tool: mcp["tool"].as_str()?.to_owned(),
+            arguments: mcp["arguments"].as_object().cloned().unwrap_or_default(),
+            request_state: mcp["requestState"].as_str().map(str::to_owned),
+        })
+    }
+}
 
 /// Which protocol generations a client offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -310,9 +345,64 @@ impl McpClient {
     ///
     /// # Errors
     /// [`McpError::Request`] (connection gone, JSON-RPC error), [`McpError::Timeout`], or
-    /// [`McpError::Unsupported`] when the server asks for input or starts a task.
+    /// [`McpError::Unsupported`] when the server asks for input (use [`call`](Self::call)
+    /// to get that as an [`CallOutcome::InputRequired`]) or starts a task.
     pub async fn call_tool(&self, tool: &str, arguments: JsonObject) -> Result<ToolOutput, McpError> {
-        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        match self.call(tool, arguments).await? {
+            CallOutcome::Done(output) => Ok(output),
+            CallOutcome::InputRequired(request) => Err(self.unsupported(&format!(
+                "the tool asked for input ({}); answer it with McpClient::call and answer_input",
+                request.prompt
+            ))),
+        }
+    }
+
+    /// Calls a tool like [`call_tool`](Self::call_tool), but a server that needs input first
+    /// (2026-07-28 `input_required`, e.g. an elicitation) gives
+    /// [`CallOutcome::InputRequired`]: a [`SuspendRequest`] whose metadata carries everything
+    /// needed to finish the call later, in this process or another
+    /// ([`answer_input`](Self::answer_input)).
+    ///
+    /// # Errors
+    /// As [`call_tool`](Self::call_tool), except for input requests.
+    pub async fn call(&self, tool: &str, arguments: JsonObject) -> Result<CallOutcome, McpError> {
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments.clone());
+        self.round(tool, arguments, params).await
+    }
+
+    /// Finishes a call that needed input: sends `responses` (one per key of the request's
+    /// `inputRequests`, e.g. `{"action": "accept", "content": {…}}` for an elicitation) with
+    /// the server's `requestState`, retrying the original call. `metadata` is the
+    /// suspension's (a [`SuspendRequest`]'s, or the turn's pending call's after a reload:
+    /// `{"mcp": {"server", "tool", "arguments", "inputRequests", "requestState"}}`). The
+    /// server may ask again.
+    ///
+    /// # Errors
+    /// [`McpError::Unsupported`] when `request` is not an MCP input request of this server,
+    /// else as [`call`](Self::call).
+    pub async fn answer_input(
+        &self,
+        metadata: &serde_json::Map<String, Value>,
+        responses: BTreeMap<String, Value>,
+    ) -> Result<CallOutcome, McpError> {
+        let pending = PendingInput::from_metadata(metadata)
+            .filter(|p| p.server == self.inner.name)
+            .ok_or_else(|| self.unsupported("this suspension is not an input request of this server"))?;
+        let mut params = CallToolRequestParams::new(pending.tool.clone())
+            .with_arguments(pending.arguments.clone())
+            .with_input_responses(responses);
+        if let Some(state) = pending.request_state {
+            params = params.with_request_state(state);
+        }
+        self.round(&pending.tool, pending.arguments, params).await
+    }
+
+    async fn round(
+        &self,
+        tool: &str,
+        arguments: JsonObject,
+        params: CallToolRequestParams,
+    ) -> Result<CallOutcome, McpError> {
         let call = self.inner.service.peer().call_tool_once(params);
         let response = match self.inner.call_timeout {
             Some(limit) => {
@@ -327,10 +417,33 @@ impl McpClient {
             None => self.request("tools/call", call).await?,
         };
         match response {
-            CallToolResponse::Complete(result) => Ok(convert::output_from_mcp(result)),
-            CallToolResponse::InputRequired(_) => Err(self.unsupported(
-                "the tool asked for input (elicitation / input_required), which this client does not answer yet",
-            )),
+            CallToolResponse::Complete(result) => Ok(CallOutcome::Done(convert::output_from_mcp(result))),
+            CallToolResponse::InputRequired(input) => {
+                let requests = serde_json::to_value(&input.input_requests).unwrap_or(Value::Null);
+                let messages: Vec<String> = requests
+                    .as_object()
+                    .into_iter()
+                    .flat_map(|m| m.values())
+                    .filter_map(|r| r["params"]["message"].as_str().map(str::to_owned))
+                    .collect();
+                let prompt = if messages.is_empty() {
+                    format!("The MCP server `{}` needs input to finish `{tool}`.", self.inner.name)
+                } else {
+                    messages.join("\n")
+                };
+                let metadata = json!({"mcp": {
+                    "server": self.inner.name,
+                    "tool": tool,
+                    "arguments": arguments,
+                    "inputRequests": requests,
+                    "requestState": input.request_state,
+                }});
+                let metadata = match metadata {
+                    Value::Object(map) => map,
+                    _ => serde_json::Map::new(),
+                };
+                Ok(CallOutcome::InputRequired(SuspendRequest::new(prompt).with_metadata(metadata)))
+            }
             CallToolResponse::Task(_) => Err(self.unsupported(
                 "the tool started a long-running task (tasks extension), which this client does not follow yet",
             )),

@@ -41,10 +41,11 @@ pub(crate) struct Handler {
 
 impl Handler {
     pub(crate) fn new(changes: Arc<Changes>) -> Self {
-        let info = ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("dive", env!("CARGO_PKG_VERSION")),
-        );
+        // Form elicitation is declared so 2026-07-28 servers may ask through `input_required`
+        // (a suspension); a 2025-11-25 server's mid-call elicitation request is declined.
+        let capabilities: ClientCapabilities =
+            serde_json::from_value(serde_json::json!({"elicitation": {"form": {}}})).unwrap_or_default();
+        let info = ClientConfig::new(capabilities, Implementation::new("dive", env!("CARGO_PKG_VERSION")));
         Self { changes, info }
     }
 }

@@ -43,7 +43,7 @@ mod process;
 mod server;
 mod tool;
 
-pub use client::{ConnectOptions, McpClient, ProtocolChoice};
+pub use client::{CallOutcome, ConnectOptions, McpClient, ProtocolChoice};
 pub use config::{HttpConfig, McpConfig, ServerConfig, StdioConfig, ToolFilter, Transport};
 pub use error::{ConfigError, ConfigErrorKind, ConfigSource, McpError};
 pub use expand::{ExpandError, Vars};

@@ -2,12 +2,14 @@
 //! that fails is reported in its [`ServerStatus`] and skipped, and a connection that drops
 //! is reconnected in the background with exponential backoff.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use dive_core::{BoxFuture, RunInfo, Tool, ToolError, Toolset};
+use serde_json::Value;
 
-use crate::client::{ConnectOptions, McpClient};
+use crate::client::{CallOutcome, ConnectOptions, McpClient, PendingInput};
 use crate::config::{McpConfig, ServerConfig};
 use crate::error::McpError;
 
@@ -231,6 +233,27 @@ impl McpManager {
                 Err(e)
             }
         }
+    }
+
+    /// Finishes an MCP tool call that suspended for input, on the server its metadata names
+    /// (see [`McpClient::answer_input`]).
+    ///
+    /// # Errors
+    /// [`McpError::Unsupported`] for a suspension that is not an MCP input request,
+    /// [`McpError::UnknownServer`] when its server is not connected, else as
+    /// [`McpClient::answer_input`].
+    pub async fn answer_input(
+        &self,
+        metadata: &serde_json::Map<String, Value>,
+        responses: BTreeMap<String, Value>,
+    ) -> Result<CallOutcome, McpError> {
+        let pending = PendingInput::from_metadata(metadata).ok_or_else(|| McpError::Unsupported {
+            server: String::new(),
+            message: "this suspension is not an MCP input request".into(),
+        })?;
+        let client =
+            self.client(&pending.server).ok_or_else(|| McpError::UnknownServer(pending.server.clone()))?;
+        client.answer_input(metadata, responses).await
     }
 
     /// The tools of every connected server, in configuration order (a name that two servers

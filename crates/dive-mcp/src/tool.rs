@@ -4,7 +4,7 @@
 use dive_core::{BoxFuture, Tool, ToolAnnotations, ToolContext, ToolError, ToolResult};
 use serde_json::Value;
 
-use crate::client::WeakClient;
+use crate::client::{CallOutcome, WeakClient};
 use crate::convert;
 
 /// The name a server's tool gets: `mcp__<server>__<tool>`, every character outside
@@ -110,8 +110,9 @@ impl Tool for McpTool {
                     self.client.name()
                 )));
             };
-            match client.call_tool(&self.remote_name, arguments).await {
-                Ok(output) => Ok(ToolResult::Output(output)),
+            match client.call(&self.remote_name, arguments).await {
+                Ok(CallOutcome::Done(output)) => Ok(ToolResult::Output(output)),
+                Ok(CallOutcome::InputRequired(request)) => Ok(ToolResult::Suspend(request)),
                 Err(e) => Err(ToolError::from_error(e)),
             }
         })

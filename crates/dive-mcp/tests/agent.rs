@@ -90,3 +90,39 @@ async fn a_manager_with_a_failed_server_still_serves_the_agent() {
     let results = tool_results(&requests[1]);
     assert_eq!(results[0].content, vec![Content::text("42")]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_elicitation_suspends_the_turn_and_the_answer_resumes_it() {
+    use dive_core::SessionStore;
+    let Some(python) = common::python() else { return };
+    let client = McpClient::connect(&common::python_stdio_server(&python, "py"), &ConnectOptions::default())
+        .await
+        .unwrap();
+    let store = dive_session::MemoryStore::new();
+    let model = ScriptedModel::new([
+        ModelResponse::tool_use("call_1", "mcp__py__greet_user", json!({})),
+        ModelResponse::text("greeted"),
+    ]);
+    let agent = Agent::builder()
+        .model(model.clone())
+        .toolset(client.clone())
+        .session(store.open("s").await.unwrap())
+        .build()
+        .unwrap();
+    let response = agent.run("greet me").await.unwrap();
+    let suspension = response.suspension.expect("the elicitation suspends the turn");
+    let pending = &suspension.pending[0];
+    assert_eq!(pending.prompt, "What is your name?");
+    // Another process would load the session and find the same metadata.
+    let keys = pending.metadata["mcp"]["inputRequests"].as_object().unwrap().keys().cloned();
+    let answers = keys.map(|k| (k, json!({"action": "accept", "content": {"name": "Grace"}}))).collect();
+    let dive_mcp::CallOutcome::Done(output) = client.answer_input(&pending.metadata, answers).await.unwrap()
+    else {
+        panic!("asked again")
+    };
+    let resumed = agent.run(dive_agent::RunInput::resume([(pending.id.clone(), output)])).await.unwrap();
+    assert_eq!(resumed.output_text(), "greeted");
+    let requests = model.requests().all();
+    let results = tool_results(&requests[1]);
+    assert_eq!(results[0].content, vec![Content::text("hello Grace")]);
+}

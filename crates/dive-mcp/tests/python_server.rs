@@ -30,6 +30,7 @@ async fn exercise(client: &McpClient) {
             "mcp__py__add",
             "mcp__py__echo",
             "mcp__py__fail",
+            "mcp__py__greet_user",
             "mcp__py__grow",
             "mcp__py__picture",
             "mcp__py__slow"
@@ -165,4 +166,33 @@ async fn a_call_past_its_limit_times_out_and_the_server_keeps_working() {
     assert!(started.elapsed() < Duration::from_secs(10));
     let out = call(&client, "mcp__py__echo", json!({"text": "still here"})).await;
     assert_eq!(out.text_content(), "still here");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_elicitation_suspends_and_the_answer_finishes_the_call() {
+    let Some(python) = common::python() else { return };
+    let client = McpClient::connect(&common::python_stdio_server(&python, "py"), &ConnectOptions::default())
+        .await
+        .unwrap();
+    let tools = client.tools().await.unwrap();
+    let greet = tools.iter().find(|t| t.name() == "mcp__py__greet_user").unwrap();
+    let ToolResult::Suspend(request) =
+        greet.call(json!({}), ToolContext::detached(greet.name())).await.unwrap()
+    else {
+        panic!("the elicitation did not suspend the call")
+    };
+    assert_eq!(request.prompt, "What is your name?");
+    // The metadata survives a round trip through JSON (a durable turn stores it).
+    let stored: dive_core::SuspendRequest =
+        serde_json::from_value(serde_json::to_value(&request).unwrap()).unwrap();
+    let keys: Vec<String> =
+        stored.metadata["mcp"]["inputRequests"].as_object().unwrap().keys().cloned().collect();
+    assert_eq!(keys.len(), 1, "{:?}", stored.metadata);
+    let answers =
+        keys.into_iter().map(|k| (k, json!({"action": "accept", "content": {"name": "Ada"}}))).collect();
+    let dive_mcp::CallOutcome::Done(output) = client.answer_input(&stored.metadata, answers).await.unwrap()
+    else {
+        panic!("the server asked again")
+    };
+    assert_eq!(output.text_content(), "hello Ada");
 }

@@ -10,12 +10,17 @@ Grown from ../../../../../shared/testbed/mcp_stdio_server.py. Tools:
   fail()                    raises: CallToolResult.isError = true
   picture()                 an image and an audio clip
   slow(seconds)             sleeps
+  greet_user()              elicits a name (input_required on 2026-07-28), then greets
   grow()                    adds the tool `late` and announces the tool list changed
 Resource note://hello (text), prompt greet(name).
 """
 import sys
 
-from mcp.server.mcpserver import Context, MCPServer
+from typing import Annotated
+
+from pydantic import BaseModel
+
+from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 from mcp.server.mcpserver.utilities.types import Audio, Image
 from mcp.types import ToolAnnotations
 
@@ -59,6 +64,20 @@ async def slow(seconds: float) -> str:
 
     await anyio.sleep(seconds)
     return "slept"
+
+
+class Name(BaseModel):
+    name: str
+
+
+def ask_name() -> Elicit[Name]:
+    return Elicit("What is your name?", Name)
+
+
+@mcp.tool()
+def greet_user(who: Annotated[Name, Resolve(ask_name)]) -> str:
+    """Asks the user's name (an elicitation), then greets them."""
+    return f"hello {who.name}"
 
 
 def late() -> str:
