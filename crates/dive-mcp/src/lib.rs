@@ -7,8 +7,10 @@
 //!   2025-11-25. Its tools are a dive [`Toolset`](dive_core::Toolset) named
 //!   `mcp__<server>__<tool>`: schemas passed through untouched, annotations mapped, text,
 //!   image, audio, resource and structured results mapped to content blocks, `isError` as an
-//!   error result, the list refreshed when the server says it changed. Resources and prompts
-//!   are read with [`McpClient::read_resource`] and [`McpClient::get_prompt`].
+//!   error result, the list refreshed when the server says it changed. A server that needs
+//!   input first (an elicitation, `input_required`) suspends the turn; the answer finishes
+//!   the call ([`McpClient::answer_input`]). Resources and prompts are read with
+//!   [`McpClient::read_resource`] and [`McpClient::get_prompt`].
 //! - **Configuration**: [`McpConfig`] reads Claude Code's `mcpServers` JSON (`.mcp.json`,
 //!   settings files, a path or inline JSON) with `${VAR}` / `${VAR:-default}` expanded from
 //!   [`Vars`] passed in explicitly.
