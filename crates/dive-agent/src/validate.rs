@@ -11,8 +11,12 @@ use serde_json::Value;
 /// The most schema violations listed in one error result.
 const MAX_LISTED: usize = 5;
 
-/// A tool's schema as last seen, and its compiled validator (`None`: it does not compile).
-type Compiled = (Value, Option<Arc<Validator>>);
+/// A tool's schema as last seen, whether the tool is provider-native (never validated), and
+/// its compiled validator (`None`: native, or it does not compile).
+struct Compiled {
+    schema: Value,
+    validator: Option<Arc<Validator>>,
+}
 
 #[derive(Default)]
 pub(crate) struct SchemaCache {
@@ -20,31 +24,34 @@ pub(crate) struct SchemaCache {
 }
 
 impl SchemaCache {
+    /// The tool's validator, compiled once per schema: a call with a known schema costs a
+    /// comparison, no allocation.
     fn validator(&self, tool: &dyn Tool) -> Option<Arc<Validator>> {
         let schema = tool.input_schema();
         let mut map = self.compiled.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((cached, validator)) = map.get(tool.name())
-            && cached == schema
+        if let Some(cached) = map.get(tool.name())
+            && cached.schema == *schema
         {
-            return validator.clone();
+            return cached.validator.clone();
         }
-        let validator = match jsonschema::validator_for(schema) {
-            Ok(v) => Some(Arc::new(v)),
-            Err(e) => {
-                tracing::warn!(tool = tool.name(), error = %e, "tool input schema does not compile; input is not validated");
-                None
+        let validator = if tool.definition().is_native() {
+            None
+        } else {
+            match jsonschema::validator_for(schema) {
+                Ok(v) => Some(Arc::new(v)),
+                Err(e) => {
+                    tracing::warn!(tool = tool.name(), error = %e, "tool input schema does not compile; input is not validated");
+                    None
+                }
             }
         };
-        map.insert(tool.name().to_owned(), (schema.clone(), validator.clone()));
+        map.insert(tool.name().to_owned(), Compiled { schema: schema.clone(), validator: validator.clone() });
         validator
     }
 
     /// Checks `input` against the tool's schema. `Err` holds a message for the model naming
     /// what is wrong, so it can correct the call.
     pub(crate) fn check(&self, tool: &dyn Tool, input: &Value) -> Result<(), String> {
-        if tool.definition().is_native() {
-            return Ok(());
-        }
         let Some(validator) = self.validator(tool) else {
             return Ok(());
         };
