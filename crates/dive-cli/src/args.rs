@@ -50,11 +50,11 @@ pub struct Args {
     pub show_thinking: bool,
 
     /// The directory the tools may read and change (default: the current directory).
-    #[arg(short = 'w', long)]
+    #[arg(short = 'w', long, global = true)]
     pub workspace: Option<PathBuf>,
 
     /// Where sessions are stored (default: the user's data directory).
-    #[arg(long, env = "DIVE_SESSION_DIR")]
+    #[arg(long, env = "DIVE_SESSION_DIR", global = true)]
     pub session_dir: Option<PathBuf>,
 
     /// Resume a saved session (a picker lists recent sessions when no id is given).
@@ -71,12 +71,17 @@ pub struct Args {
     pub fork_session: bool,
 
     /// How tool calls that no rule decides are handled.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, global = true)]
     pub permission_mode: Option<PermissionModeArg>,
 
     /// Run every tool call without asking (deny rules still apply). Use in sandboxes only.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub dangerously_skip_permissions: bool,
+
+    /// MCP servers to start, in Claude Code's `mcpServers` JSON shape: a file, or the JSON
+    /// itself (repeatable; the project's `.mcp.json` is read too in a trusted workspace).
+    #[arg(long, value_name = "FILE|JSON")]
+    pub mcp_config: Vec<String>,
 
     /// Subcommands.
     #[command(subcommand)]
@@ -144,6 +149,9 @@ pub enum Command {
     /// Manage saved sessions.
     #[command(subcommand)]
     Sessions(SessionsCommand),
+    /// MCP: serve the workspace tools to another MCP client.
+    #[command(subcommand)]
+    Mcp(McpCommand),
     /// Trust the workspace, so its own skills, commands (`.claude/commands`) and agent files
     /// load; interactive mode asks once when it finds them.
     Trust {
@@ -176,5 +184,17 @@ pub enum SessionsCommand {
     Delete {
         /// The session id.
         id: String,
+    },
+}
+
+/// `dive mcp …`
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Serves the workspace tools (Read, Write, Edit, Glob, Grep, Bash, …) over MCP, through the
+    /// permission rules and mode: a call that would ask is refused. Stdio by default.
+    Serve {
+        /// Serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
     },
 }

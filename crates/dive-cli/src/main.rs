@@ -21,6 +21,7 @@ mod extra_tools;
 mod guard;
 mod input;
 mod interrupt;
+mod mcp;
 mod model;
 mod out;
 mod print_mode;
@@ -92,6 +93,11 @@ async fn run_inner(mut args: Args, provenance: Arc<provenance::Provenance>) -> R
         Some(Command::Sessions(command)) => {
             let store = setup::open_store(&args)?;
             sessions_cmd::run(&*store, command).await?;
+            return Ok(0);
+        }
+        Some(Command::Mcp(args::McpCommand::Serve { http })) => {
+            let served = setup::served_tools(&args)?;
+            mcp::serve(served.tools, served.permissions, http).await?;
             return Ok(0);
         }
         Some(Command::Trust { revoke }) => {

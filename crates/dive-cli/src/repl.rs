@@ -26,6 +26,7 @@ Commands:
   /agents          the subagent types the model can start
   /tasks [stop ID] background subagents and commands; stop one
   /todos           the model's todo list
+  /mcp             the MCP servers and their state
   /quit            leave (also Ctrl-D)
 Ctrl-C while the model answers stops it at once; while tools run it stops after the step
 (press it again to stop now); at a permission prompt it cancels the turn; at the prompt it
@@ -250,6 +251,10 @@ impl Repl {
             "agents" => self.agents(),
             "tasks" => self.tasks(arg),
             "todos" => self.todos(),
+            "mcp" => match &self.setup.mcp {
+                Some(manager) => crate::mcp::status_lines(manager).iter().for_each(|l| eprintln!("  {l}")),
+                None => eprintln!("no MCP servers (--mcp-config, or .mcp.json in a trusted workspace)"),
+            },
             other => match crate::slash::expand(&self.setup.capabilities.skills, other, arg).await {
                 Some(content) => {
                     let typed = format!("/{command}");

@@ -27,6 +27,8 @@ pub struct Setup {
     pub transport: dive::ModelOptions,
     /// Skills, subagents and background work.
     pub capabilities: crate::capabilities::Capabilities,
+    /// The MCP servers, when any are configured.
+    pub mcp: Option<dive::mcp::McpManager>,
 }
 
 /// The terminal in interactive mode: questions are asked there and retries shown around the
@@ -129,6 +131,36 @@ fn permission_mode(args: &Args, settings_default: PermissionMode) -> PermissionM
     }
 }
 
+/// The permission manager: the settings files' rules and mode, the CLI's own rules, and the
+/// mode the arguments ask for.
+pub fn permissions(
+    args: &Args,
+    mut settings: dive::permission::Settings,
+) -> Result<Arc<PermissionManager>, String> {
+    settings.permissions.ask.push(crate::extra_tools::WEB_FETCH_ASK_RULE.into());
+    settings.permissions.allow.extend(crate::capabilities::ALLOWED_WITHOUT_ASKING.map(String::from));
+    let config = settings.permission_config().map_err(|e| e.to_string())?;
+    let mode = permission_mode(args, settings.permissions.default_mode.unwrap_or_default());
+    Ok(Arc::new(PermissionManager::new(config.with_mode(mode).with_home_from_env())))
+}
+
+/// The tools `dive mcp serve` offers, and the permission rules they are served under.
+pub struct Served {
+    pub tools: Vec<Arc<dyn dive::Tool>>,
+    pub permissions: Arc<PermissionManager>,
+}
+
+/// `dive mcp serve`: the workspace tools and their permission rules.
+pub fn served_tools(args: &Args) -> Result<Served, String> {
+    let root = workspace_root(args)?;
+    let workspace = Workspace::new(&root).map_err(|e| format!("bad workspace {}: {e}", root.display()))?;
+    let cli = crate::cli_settings::load_from_env(workspace.root())?;
+    for warning in &cli.warnings {
+        eprintln!("dive: warning: {warning}");
+    }
+    Ok(Served { tools: Toolkit::new(workspace).tools(), permissions: permissions(args, cli.settings)? })
+}
+
 /// Builds the agent for `session_id`.
 pub async fn build(
     args: &Args,
@@ -175,12 +207,7 @@ pub async fn build(
             toolkit = toolkit.with_tool(tool);
         }
     }
-    let mut settings = cli.settings;
-    settings.permissions.ask.push(crate::extra_tools::WEB_FETCH_ASK_RULE.into());
-    settings.permissions.allow.extend(crate::capabilities::ALLOWED_WITHOUT_ASKING.map(String::from));
-    let config = settings.permission_config().map_err(|e| e.to_string())?;
-    let mode = permission_mode(args, settings.permissions.default_mode.unwrap_or_default());
-    let manager = Arc::new(PermissionManager::new(config.with_mode(mode).with_home_from_env()));
+    let manager = permissions(args, cli.settings)?;
     let hook = PermissionHook::new(Arc::clone(&manager)).with_dialog(dialog);
     let parts = (!model.offline).then(|| crate::capabilities::Parts {
         model: Arc::clone(&model.llm),
@@ -211,6 +238,13 @@ pub async fn build(
     if let Some(orchestration) = &capabilities.orchestration {
         builder = builder.extension(orchestration.clone());
     }
+    let mcp = match crate::mcp::config(&workspace_path, trusted, &args.mcp_config)? {
+        Some(config) => Some(crate::mcp::start(&config).await),
+        None => None,
+    };
+    if let Some(manager) = &mcp {
+        builder = builder.toolset(manager.clone());
+    }
     let agent = builder.build().map_err(|e| e.to_string())?;
     let guard = crate::guard::Guard::new(session_dir(args)?);
     Ok(Setup {
@@ -224,5 +258,6 @@ pub async fn build(
         guard,
         transport,
         capabilities,
+        mcp,
     })
 }
