@@ -128,6 +128,7 @@ async fn run_inner(mut args: Args, provenance: Arc<provenance::Provenance>) -> R
             eprintln!("{}\n", model::OFFLINE_NOTICE);
         }
         let prompt = slash::expand_prompt(&setup.capabilities.skills, prompt).await;
+        let prompt = mcp::expand_prompt(setup.mcp.as_ref(), prompt).await?;
         let code = print_mode::run(&setup, prompt, args.output_format).await;
         setup.capabilities.stop_background().await;
         setup.guard.finish().await;

@@ -76,6 +76,76 @@ pub fn status_lines(manager: &McpManager) -> Vec<String> {
         .collect()
 }
 
+/// `/mcp__<server>__<prompt> args`: the prompt rendered by its server, its messages' text
+/// joined as the message to send. The words of `args` fill the prompt's arguments in the
+/// order it declares them (the last takes the rest). `None` when `name` is no MCP prompt
+/// name or its server is not connected.
+pub async fn prompt(manager: &McpManager, name: &str, args: &str) -> Option<Result<String, String>> {
+    let (server, prompt) = dive::mcp::split_qualified_name(name)?;
+    let client = manager.client(server)?;
+    let listed = match client.list_prompts().await {
+        Ok(listed) => listed,
+        Err(e) => return Some(Err(e.to_string())),
+    };
+    let declared = listed.into_iter().find(|p| p.name == prompt)?;
+    let names: Vec<String> = declared.arguments.unwrap_or_default().into_iter().map(|a| a.name).collect();
+    let arguments = fill(&names, args);
+    Some(match client.get_prompt(prompt, arguments).await {
+        Ok(messages) => Ok(messages.iter().map(dive::Message::text).collect::<Vec<_>>().join("\n\n")),
+        Err(e) => Err(e.to_string()),
+    })
+}
+
+/// Print mode: a prompt that starts with an MCP prompt command, rendered by its server; other
+/// prompts stay as they are.
+pub async fn expand_prompt(manager: Option<&McpManager>, prompt: String) -> Result<String, String> {
+    let Some(manager) = manager else { return Ok(prompt) };
+    let Some((name, args)) = crate::slash::split(prompt.trim_start()) else { return Ok(prompt) };
+    match self::prompt(manager, name, args).await {
+        Some(rendered) => rendered,
+        None => Ok(prompt),
+    }
+}
+
+/// The words of `args` given to `names` in order; the last name takes the rest.
+fn fill(names: &[String], args: &str) -> Vec<(String, String)> {
+    let mut rest = args.trim();
+    let mut out = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        if rest.is_empty() {
+            break;
+        }
+        let value = if i + 1 == names.len() {
+            std::mem::take(&mut rest)
+        } else {
+            let (word, tail) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            rest = tail.trim_start();
+            word
+        };
+        out.push((name.clone(), value.to_owned()));
+    }
+    out
+}
+
+/// The `/help` lines of the servers' prompts (empty when there are none).
+pub async fn prompt_help(manager: &McpManager) -> String {
+    let mut out = String::new();
+    for client in manager.clients() {
+        for prompt in client.list_prompts().await.unwrap_or_default() {
+            let args: Vec<String> =
+                prompt.arguments.unwrap_or_default().into_iter().map(|a| format!("[{}]", a.name)).collect();
+            let usage = format!(
+                "/{} {}",
+                dive::mcp::qualified_tool_name(client.name(), &prompt.name),
+                args.join(" ")
+            );
+            let description: String = prompt.description.unwrap_or_default().chars().take(70).collect();
+            out.push_str(&crate::sanitize::visible(&format!("  {usage:<16} {description}\n")));
+        }
+    }
+    if out.is_empty() { out } else { format!("MCP prompts:\n{out}") }
+}
+
 /// A tool served over MCP, checked against the permission rules on every call.
 struct Guarded {
     tool: Arc<dyn Tool>,
@@ -138,5 +208,24 @@ pub async fn serve(
             handle.shutdown().await;
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill;
+
+    #[test]
+    fn words_fill_the_arguments_in_order_and_the_last_takes_the_rest() {
+        let names = vec!["file".to_owned(), "focus".to_owned()];
+        let pairs =
+            |v: Vec<(String, String)>| v.into_iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
+        assert_eq!(
+            pairs(fill(&names, "src/lib.rs error handling")),
+            ["file=src/lib.rs", "focus=error handling"]
+        );
+        assert_eq!(pairs(fill(&names, " a ")), ["file=a"]);
+        assert!(fill(&names, "").is_empty());
+        assert!(fill(&[], "ignored").is_empty());
     }
 }

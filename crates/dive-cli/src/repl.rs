@@ -237,6 +237,12 @@ impl Repl {
                 if !skills.is_empty() {
                     eprint!("\n{skills}");
                 }
+                if let Some(manager) = &self.setup.mcp {
+                    let prompts = crate::mcp::prompt_help(manager).await;
+                    if !prompts.is_empty() {
+                        eprint!("\n{prompts}");
+                    }
+                }
             }
             "clear" => self.clear().await,
             "model" => self.model(arg),
@@ -255,15 +261,26 @@ impl Repl {
                 Some(manager) => crate::mcp::status_lines(manager).iter().for_each(|l| eprintln!("  {l}")),
                 None => eprintln!("no MCP servers (--mcp-config, or .mcp.json in a trusted workspace)"),
             },
-            other => match crate::slash::expand(&self.setup.capabilities.skills, other, arg).await {
-                Some(content) => {
-                    let typed = format!("/{command}");
+            other => {
+                let typed = format!("/{command}");
+                if let Some(content) = crate::slash::expand(&self.setup.capabilities.skills, other, arg).await
+                {
                     self.turn(&content, &typed).await;
+                } else if let Some(prompt) = self.mcp_prompt(other, arg).await {
+                    match prompt {
+                        Ok(content) => self.turn(&content, &typed).await,
+                        Err(e) => eprintln!("{} {}", self.style.red("error:"), crate::sanitize::visible(&e)),
+                    }
+                } else {
+                    eprintln!("unknown command /{other}; /help lists them");
                 }
-                None => eprintln!("unknown command /{other}; /help lists them"),
-            },
+            }
         }
         true
+    }
+
+    async fn mcp_prompt(&self, name: &str, args: &str) -> Option<Result<String, String>> {
+        crate::mcp::prompt(self.setup.mcp.as_ref()?, name, args).await
     }
 
     fn agents(&self) {

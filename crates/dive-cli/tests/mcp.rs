@@ -121,3 +121,21 @@ async fn a_project_mcp_json_starts_only_in_a_trusted_workspace_and_a_bad_one_is_
     assert!(!bad.status.success());
     assert!(stderr_of(&bad).contains("mcpServers"), "{}", stderr_of(&bad));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_mcp_prompt_runs_as_a_slash_command_rendered_by_its_server() {
+    // The official Python SDK's server (its prompt `greet(name)`), shared with dive-mcp's tests.
+    let Some(python) = dive_test::interop::python("mcp") else { return };
+    let peer = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dive-mcp/tests/peers/mcp_server.py");
+    let api = MockApi::start(vec![Reply::Text("Hello, Ada!")]).await;
+    let (sessions, workspace) = dirs();
+    let config = json!({"mcpServers": {"py": {"command": python, "args": [peer]}}});
+    let out = api
+        .dive(sessions.path(), workspace.path())
+        .args(["-p", "/mcp__py__greet Ada Lovelace", "--mcp-config", &config.to_string()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let sent = request_text(&api.bodies()[0]);
+    assert!(sent.contains("Say hello to Ada Lovelace."), "{sent}");
+}
