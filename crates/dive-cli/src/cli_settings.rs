@@ -1,6 +1,7 @@
 //! The CLI's settings files: the user's `~/.dive/settings.json`, then the project's
 //! `.dive/settings.json` and `.dive/settings.local.json` (the project wins). Besides the
-//! `permissions` section the CLI reads `model`, `stream` and `streamIdleTimeout`; any other key
+//! `permissions` section the CLI reads `model`, `stream`, `streamIdleTimeout`, `mcpServers` and
+//! `disabledMcpjsonServers` (the last two in `mcp.rs`); any other key
 //! is reported as a warning naming its file, and a value of the wrong type is an error naming
 //! its file.
 
@@ -11,7 +12,8 @@ use dive::permission::{PERMISSION_KEYS, Settings, SettingsFile};
 use serde_json::Value;
 
 /// The top-level keys the CLI understands.
-pub const KNOWN_KEYS: [&str; 4] = ["permissions", "model", "stream", "streamIdleTimeout"];
+pub const KNOWN_KEYS: [&str; 6] =
+    ["permissions", "model", "stream", "streamIdleTimeout", "mcpServers", "disabledMcpjsonServers"];
 
 /// What the settings files say.
 pub struct CliSettings {

@@ -9,31 +9,63 @@ use std::path::Path;
 use std::sync::Arc;
 
 use dive::mcp::{ManagerOptions, McpConfig, McpManager, McpServer, ServerState, Vars};
-use dive::permission::{Decision, PermissionManager, ToolCall};
+use dive::permission::{Decision, PermissionManager, SettingsFile, ToolCall};
 use dive::{BoxFuture, Tool, ToolAnnotations, ToolContext, ToolError, ToolResult};
 use serde_json::Value;
 
 /// The project's MCP configuration file.
 pub const PROJECT_FILE: &str = ".mcp.json";
 
-/// The servers to start: the project's `.mcp.json` when the workspace is trusted, then each
-/// `--mcp-config` (a file or inline JSON). `None` when there are none.
-pub fn config(workspace: &Path, trusted: bool, args: &[String]) -> Result<Option<McpConfig>, String> {
+/// The servers to start, later sources replacing earlier ones of the same name: the user's
+/// settings file's `mcpServers`, then — in a trusted workspace only — the project's
+/// `.mcp.json` and its settings files' `mcpServers`, then each `--mcp-config` (a file or inline
+/// JSON); `disabledMcpjsonServers` in any settings file read turns servers off. `None` when
+/// there are none.
+pub fn config(
+    workspace: &Path,
+    trusted: bool,
+    settings_files: &[SettingsFile],
+    args: &[String],
+) -> Result<Option<McpConfig>, String> {
     let vars = Vars::from_env();
     let mut config = McpConfig::new();
+    let mut disabled = Vec::new();
+    let mut untrusted = Vec::new();
+    let (project_files, user_files): (Vec<&SettingsFile>, Vec<&SettingsFile>) =
+        settings_files.iter().partition(|f| f.path.starts_with(workspace.join(".dive")));
+    let mut settings = |file: &SettingsFile, config: &mut McpConfig| -> Result<(), String> {
+        let (servers, off) = McpConfig::load_settings(&file.path, &vars).map_err(|e| e.to_string())?;
+        config.merge(servers);
+        disabled.extend(off);
+        Ok(())
+    };
+    for file in user_files {
+        settings(file, &mut config)?;
+    }
     let project = workspace.join(PROJECT_FILE);
     if project.is_file() {
         if trusted {
             config.merge(McpConfig::load(&project, &vars).map_err(|e| e.to_string())?);
         } else {
-            eprintln!(
-                "dive: the MCP servers in {PROJECT_FILE} are not started: this workspace is not trusted \
-                 (`dive trust` trusts it)"
-            );
+            untrusted.push(PROJECT_FILE.to_owned());
+        }
+    }
+    for file in project_files {
+        if trusted {
+            settings(file, &mut config)?;
+        } else if file.value.get("mcpServers").is_some() {
+            untrusted.push(crate::trust::describe(workspace, std::slice::from_ref(&file.path)));
         }
     }
     for arg in args {
         config.merge(McpConfig::from_arg(arg, &vars).map_err(|e| e.to_string())?);
+    }
+    config.disable(&disabled);
+    if !untrusted.is_empty() {
+        eprintln!(
+            "dive: the MCP servers in {} are not started: this workspace is not trusted (`dive trust` trusts it)",
+            untrusted.join(", ")
+        );
     }
     Ok((!config.is_empty()).then_some(config))
 }
@@ -54,12 +86,29 @@ pub async fn start(config: &McpConfig) -> McpManager {
     manager
 }
 
-/// `/mcp`: one line a server.
-pub fn status_lines(manager: &McpManager) -> Vec<String> {
+/// `/mcp`: one line a server, then its tools.
+pub async fn status_lines(manager: &McpManager) -> Vec<String> {
+    let mut lines = Vec::new();
+    for line in server_lines(manager) {
+        lines.push(line.0);
+        if let Some(client) = line.1 {
+            let tools = client.tools().await.unwrap_or_default();
+            let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+            if !names.is_empty() {
+                lines.push(crate::sanitize::visible(&format!("    {}", names.join(", "))).into_owned());
+            }
+        }
+    }
+    lines
+}
+
+/// A line a server, with its client when connected.
+fn server_lines(manager: &McpManager) -> Vec<(String, Option<dive::mcp::McpClient>)> {
     manager
         .statuses()
         .into_iter()
         .map(|status| {
+            let client = manager.client(&status.name);
             let state = match status.state {
                 ServerState::Connected { tools, protocol } => {
                     format!("connected, {tools} tools (MCP {protocol})")
@@ -71,7 +120,7 @@ pub fn status_lines(manager: &McpManager) -> Vec<String> {
                 ServerState::Disabled => "disabled".to_owned(),
                 _ => "unknown".to_owned(),
             };
-            crate::sanitize::visible(&format!("{:<16} {state}", status.name)).into_owned()
+            (crate::sanitize::visible(&format!("{:<16} {state}", status.name)).into_owned(), client)
         })
         .collect()
 }

@@ -258,7 +258,9 @@ impl Repl {
             "tasks" => self.tasks(arg),
             "todos" => self.todos(),
             "mcp" => match &self.setup.mcp {
-                Some(manager) => crate::mcp::status_lines(manager).iter().for_each(|l| eprintln!("  {l}")),
+                Some(manager) => {
+                    crate::mcp::status_lines(manager).await.iter().for_each(|l| eprintln!("  {l}"))
+                }
                 None => eprintln!("no MCP servers (--mcp-config, or .mcp.json in a trusted workspace)"),
             },
             other => {

@@ -207,6 +207,7 @@ pub async fn build(
             toolkit = toolkit.with_tool(tool);
         }
     }
+    let settings_files = cli.settings.files.clone();
     let manager = permissions(args, cli.settings)?;
     let hook = PermissionHook::new(Arc::clone(&manager)).with_dialog(dialog);
     let parts = (!model.offline).then(|| crate::capabilities::Parts {
@@ -238,7 +239,7 @@ pub async fn build(
     if let Some(orchestration) = &capabilities.orchestration {
         builder = builder.extension(orchestration.clone());
     }
-    let mcp = match crate::mcp::config(&workspace_path, trusted, &args.mcp_config)? {
+    let mcp = match crate::mcp::config(&workspace_path, trusted, &settings_files, &args.mcp_config)? {
         Some(config) => Some(crate::mcp::start(&config).await),
         None => None,
     };

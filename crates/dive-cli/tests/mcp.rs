@@ -139,3 +139,89 @@ async fn an_mcp_prompt_runs_as_a_slash_command_rendered_by_its_server() {
     let sent = request_text(&api.bodies()[0]);
     assert!(sent.contains("Say hello to Ada Lovelace."), "{sent}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_official_python_client_drives_mcp_serve() {
+    let Some(python) = dive_test::interop::python("mcp") else { return };
+    let (_sessions, workspace) = dirs();
+    std::fs::write(workspace.path().join("notes.txt"), "MARKER-4402\n").unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/mcp_serve_client.py");
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_dive"))
+        .arg(workspace.path())
+        .env("HOME", workspace.path())
+        .output()
+        .unwrap();
+    let report = format!("{}\n{}", stdout_of(&out), stderr_of(&out));
+    assert!(out.status.success() && report.contains("5 passed, 0 failed"), "{report}");
+    assert!(!workspace.path().join("out.txt").exists(), "a refused Write changed the workspace");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_model_calls_echo_on_the_python_server_and_the_answer_reaches_the_next_request() {
+    let Some(python) = dive_test::interop::python("mcp") else { return };
+    let peer = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dive-mcp/tests/peers/mcp_server.py");
+    let api = MockApi::start(vec![
+        Reply::Tool { id: "toolu_1", name: "mcp__py__echo", input: json!({"text": "MARKER-8830"}) },
+        Reply::Text("Echoed."),
+    ])
+    .await;
+    let (sessions, workspace) = dirs();
+    let config = json!({"mcpServers": {"py": {"command": python, "args": [peer]}}});
+    let out = api
+        .dive(sessions.path(), workspace.path())
+        .args([
+            "-p",
+            "echo it",
+            "--mcp-config",
+            &config.to_string(),
+            "--permission-mode",
+            "bypassPermissions",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(stdout_of(&out), "Echoed.\n");
+    let result = request_text(&api.bodies()[1]);
+    assert!(result.contains("tool_result") && result.contains("MARKER-8830"), "{result}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn servers_from_settings_files_the_projects_only_when_trusted_and_disabled_ones_stay_off() {
+    let api = MockApi::start(vec![Reply::Text("ok"); 2]).await;
+    let (sessions, workspace) = dirs();
+    let serve = |dir: &std::path::Path| json!({"command": env!("CARGO_BIN_EXE_dive"), "args": ["mcp", "serve", "--workspace", dir, "--session-dir", dir]});
+    // The user's settings (HOME is the session directory in these tests).
+    std::fs::create_dir_all(sessions.path().join(".dive")).unwrap();
+    std::fs::write(
+        sessions.path().join(".dive/settings.json"),
+        json!({"mcpServers": {"mine": serve(sessions.path()), "off": serve(sessions.path())}, "disabledMcpjsonServers": ["off"]}).to_string(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(workspace.path().join(".dive")).unwrap();
+    std::fs::write(
+        workspace.path().join(".dive/settings.json"),
+        json!({"mcpServers": {"proj": serve(workspace.path())}}).to_string(),
+    )
+    .unwrap();
+    let untrusted = api.dive(sessions.path(), workspace.path()).args(["-p", "hi"]).output().unwrap();
+    assert!(untrusted.status.success(), "{}", stderr_of(&untrusted));
+    assert!(
+        stderr_of(&untrusted).contains(".dive/settings.json are not started"),
+        "{}",
+        stderr_of(&untrusted)
+    );
+    assert!(!stderr_of(&untrusted).contains("unknown setting"), "{}", stderr_of(&untrusted));
+    let first = api.bodies()[0].to_string();
+    assert!(first.contains("mcp__mine__Read"), "the user's server started");
+    assert!(
+        !first.contains("mcp__off__") && !first.contains("mcp__proj__"),
+        "a disabled or untrusted server started"
+    );
+
+    assert!(api.dive(sessions.path(), workspace.path()).arg("trust").output().unwrap().status.success());
+    let trusted = api.dive(sessions.path(), workspace.path()).args(["-p", "hi"]).output().unwrap();
+    assert!(trusted.status.success(), "{}", stderr_of(&trusted));
+    assert!(api.bodies()[1].to_string().contains("mcp__proj__Read"), "the trusted project's server started");
+}
