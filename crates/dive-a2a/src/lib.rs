@@ -1,3 +1,35 @@
-//! A2A 1.0 for Dive for Rust: serve an [`Agent`](dive_agent::Agent) as an A2A endpoint and
-//! call remote A2A agents.
+//! A2A 1.0 for Dive for Rust: serve an [`Agent`](dive_agent::Agent) as an A2A endpoint
+//! ([`A2aServer`]) and call remote A2A agents ([`RemoteAgent`], or [`RemoteAgentTool`] as a
+//! tool of another agent).
+//!
+//! The wire types in [`types`] are our own serde types, written and tested against the
+//! official Python SDK (`a2a-sdk` 1.3.0): A2A 1.0 over the JSON-RPC binding (`SendMessage`,
+//! `SendStreamingMessage` over SSE, `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`,
+//! header `A2A-Version: 1.0`, the card at `/.well-known/agent-card.json`).
+//!
+//! Invariant: a task's record lives in the session store the server was given, never only in
+//! memory: a server restarted on the same store loses no finished task.
+//!
+//! | Item | What it is |
+//! |---|---|
+//! | [`A2aServer`], [`A2aServerBuilder`], [`RunningServer`] | an agent served over A2A |
+//! | [`Auth`] | bearer token, API key or a check of your own |
+//! | [`RemoteAgent`], [`TaskResult`] | a client of a remote agent |
+//! | [`RemoteAgentTool`] | a remote agent as a dive tool |
+//! | [`types`] | the A2A 1.0 wire types |
+//! | [`ServerError`], [`ClientError`] | typed errors |
+
+mod client;
+mod error;
+mod server;
+mod store;
+mod tool;
 pub mod types;
+
+pub use client::{RemoteAgent, TaskResult};
+pub use error::{ClientError, ServerError};
+pub use server::{
+    A2aServer, A2aServerBuilder, ANSWER_ARTIFACT, Auth, AuthCheck, DEFAULT_BODY_LIMIT, RunningServer,
+    SUSPENSION_KEY,
+};
+pub use tool::RemoteAgentTool;
