@@ -67,13 +67,58 @@ fn check_file(file: &SettingsFile, warnings: &mut Vec<String>) -> Result<(), Str
     Ok(())
 }
 
-/// Reads the settings for `workspace`, the user's file from `HOME`.
+/// Reads the settings for `workspace`, the user's file from `HOME`. In a workspace that is
+/// not `trusted` the project's files may only tighten permissions (see [`untrusted_only_tighten`]).
 ///
 /// # Errors
 /// A message naming the file that cannot be read or holds a bad value.
-pub fn load_from_env(workspace: &Path) -> Result<CliSettings, String> {
-    let settings = Settings::from_env(workspace).map_err(|e| e.to_string())?;
-    from_settings(settings)
+pub fn load_from_env(workspace: &Path, trusted: bool) -> Result<CliSettings, String> {
+    let mut settings = Settings::from_env(workspace).map_err(|e| e.to_string())?;
+    let dropped = if trusted { Vec::new() } else { untrusted_only_tighten(&mut settings, workspace)? };
+    let mut cli = from_settings(settings)?;
+    cli.warnings.extend(dropped);
+    Ok(cli)
+}
+
+/// The project's settings of a workspace nobody trusted yet come with the repository, so they
+/// may only make permissions stricter: their `permissions.allow` rules and a `defaultMode` of
+/// `acceptEdits` or `bypassPermissions` are dropped (deny and ask rules, and the stricter
+/// modes, still apply). Returns a warning for each thing dropped.
+fn untrusted_only_tighten(settings: &mut Settings, workspace: &Path) -> Result<Vec<String>, String> {
+    let project = workspace.join(".dive");
+    let mut dropped = Vec::new();
+    for file in settings.files.iter_mut().filter(|f| f.path.starts_with(&project)) {
+        let Some(permissions) = file.value.get_mut("permissions").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        if permissions.remove("allow").is_some() {
+            dropped.push(format!("permissions.allow in {}", file.path.display()));
+        }
+        let loosens = permissions
+            .get("defaultMode")
+            .and_then(Value::as_str)
+            .is_some_and(|mode| matches!(mode, "acceptEdits" | "bypassPermissions"));
+        if loosens {
+            permissions.remove("defaultMode");
+            dropped.push(format!("permissions.defaultMode in {}", file.path.display()));
+        }
+    }
+    if dropped.is_empty() {
+        return Ok(dropped);
+    }
+    let mut merged = Value::Object(serde_json::Map::new());
+    for file in &settings.files {
+        dive::permission::deep_merge(&mut merged, file.value.clone());
+    }
+    settings.permissions = match merged.get("permissions") {
+        Some(p) => serde_json::from_value(p.clone()).map_err(|e| e.to_string())?,
+        None => dive::permission::PermissionSettings::default(),
+    };
+    settings.raw = merged;
+    Ok(dropped
+        .into_iter()
+        .map(|what| format!("{what} not applied: this workspace is not trusted (`dive trust` trusts it)"))
+        .collect())
 }
 
 fn from_settings(settings: Settings) -> Result<CliSettings, String> {
@@ -91,6 +136,46 @@ fn from_settings(settings: Settings) -> Result<CliSettings, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_untrusted_project_may_only_tighten_permissions() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        let user = home.path().join("settings.json");
+        std::fs::write(&user, r#"{"permissions": {"allow": ["Read"], "deny": ["Bash(rm:*)"]}}"#).unwrap();
+        std::fs::create_dir(project.path().join(".dive")).unwrap();
+        std::fs::write(
+            project.path().join(".dive/settings.json"),
+            r#"{"permissions": {"allow": ["Bash(*)"], "ask": ["Write"], "defaultMode": "bypassPermissions"}}"#,
+        )
+        .unwrap();
+        let mut settings = Settings::load_with_user(Some(&user), project.path()).unwrap();
+        let dropped = untrusted_only_tighten(&mut settings, project.path()).unwrap();
+        assert_eq!(dropped.len(), 2, "{dropped:?}");
+        assert!(
+            dropped[0].contains("permissions.allow") && dropped[1].contains("defaultMode"),
+            "{dropped:?}"
+        );
+        let p = &settings.permissions;
+        assert_eq!(p.allow, ["Read"], "the user's allow rules stay; the project's are gone");
+        assert_eq!(
+            (p.ask.as_slice(), p.deny.as_slice()),
+            (&["Write".to_owned()][..], &["Bash(rm:*)".to_owned()][..])
+        );
+        assert_eq!(p.default_mode, None);
+
+        std::fs::write(
+            project.path().join(".dive/settings.json"),
+            r#"{"permissions": {"defaultMode": "plan"}}"#,
+        )
+        .unwrap();
+        let mut settings = Settings::load_with_user(Some(&user), project.path()).unwrap();
+        assert!(
+            untrusted_only_tighten(&mut settings, project.path()).unwrap().is_empty(),
+            "a stricter mode stays"
+        );
+        assert_eq!(settings.permissions.default_mode, Some(dive::permission::PermissionMode::Plan));
+    }
 
     #[test]
     fn unknown_keys_warn_and_bad_values_name_their_file() {

@@ -60,7 +60,7 @@ impl Provenance {
 
     /// The `/status` lines for `setup`.
     pub fn status(&self, setup: &Setup) -> Vec<String> {
-        let settings = crate::cli_settings::load_from_env(&setup.workspace).ok();
+        let settings = crate::cli_settings::load_from_env(&setup.workspace, setup.trusted).ok();
         let vendor = dive::vendors().into_iter().find(|v| v.name == setup.model.llm.provider());
         let model_origin = if setup.model.offline && !self.args.contains_key("model") {
             "no key found".to_owned()

@@ -29,6 +29,8 @@ pub struct Setup {
     pub capabilities: crate::capabilities::Capabilities,
     /// The MCP servers, when any are configured.
     pub mcp: Option<dive::mcp::McpManager>,
+    /// Whether the workspace is trusted (its own settings, skills, agents and servers apply).
+    pub trusted: bool,
 }
 
 /// The terminal in interactive mode: questions are asked there and retries shown around the
@@ -154,7 +156,8 @@ pub struct Served {
 pub fn served_tools(args: &Args) -> Result<Served, String> {
     let root = workspace_root(args)?;
     let workspace = Workspace::new(&root).map_err(|e| format!("bad workspace {}: {e}", root.display()))?;
-    let cli = crate::cli_settings::load_from_env(workspace.root())?;
+    let trusted = crate::trust::for_workspace(&session_dir(args)?, workspace.root());
+    let cli = crate::cli_settings::load_from_env(workspace.root(), trusted)?;
     for warning in &cli.warnings {
         eprintln!("dive: warning: {warning}");
     }
@@ -182,7 +185,7 @@ pub async fn build(
             workspace = workspace.clone().with_read_only_root(dir).unwrap_or(workspace);
         }
     }
-    let cli = crate::cli_settings::load_from_env(&workspace_path)?;
+    let cli = crate::cli_settings::load_from_env(&workspace_path, trusted)?;
     for warning in &cli.warnings {
         eprintln!("dive: warning: {warning}");
     }
@@ -260,5 +263,6 @@ pub async fn build(
         transport,
         capabilities,
         mcp,
+        trusted,
     })
 }

@@ -30,6 +30,8 @@ async fn print_mode_refuses_a_redirect_past_a_bash_allow_rule() {
         Reply::Text("done"),
     ])
     .await;
+    // The project's allow rule applies only once the workspace is trusted.
+    common::trust(&api, sessions.path(), workspace.path());
     let output = api.dive(sessions.path(), workspace.path()).args(["-p", "go"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");

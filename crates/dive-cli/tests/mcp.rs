@@ -8,7 +8,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{MockApi, Reply, dirs, request_text, stderr_of, stdout_of};
+use common::{MockApi, Reply, dirs, request_text, stderr_of, stdout_of, trust};
 use dive::mcp::{ConnectOptions, McpClient, ServerConfig, StdioConfig};
 use serde_json::{Value, json};
 
@@ -107,8 +107,7 @@ async fn a_project_mcp_json_starts_only_in_a_trusted_workspace_and_a_bad_one_is_
     assert!(stderr_of(&untrusted).contains(".mcp.json are not started"), "{}", stderr_of(&untrusted));
     assert!(!api.bodies()[0].to_string().contains("mcp__proj__"));
 
-    let trust = api.dive(sessions.path(), workspace.path()).arg("trust").output().unwrap();
-    assert!(trust.status.success());
+    trust(&api, sessions.path(), workspace.path());
     let trusted = api.dive(sessions.path(), workspace.path()).args(["-p", "hi"]).output().unwrap();
     assert!(trusted.status.success(), "{}", stderr_of(&trusted));
     assert!(api.bodies()[1].to_string().contains("mcp__proj__Read"), "the trusted project's server started");
@@ -220,7 +219,7 @@ async fn servers_from_settings_files_the_projects_only_when_trusted_and_disabled
         "a disabled or untrusted server started"
     );
 
-    assert!(api.dive(sessions.path(), workspace.path()).arg("trust").output().unwrap().status.success());
+    trust(&api, sessions.path(), workspace.path());
     let trusted = api.dive(sessions.path(), workspace.path()).args(["-p", "hi"]).output().unwrap();
     assert!(trusted.status.success(), "{}", stderr_of(&trusted));
     assert!(api.bodies()[1].to_string().contains("mcp__proj__Read"), "the trusted project's server started");

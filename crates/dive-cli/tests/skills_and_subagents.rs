@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{MockApi, Reply, dirs, request_text, stderr_of, stdout_of};
+use common::{MockApi, Reply, dirs, request_text, stderr_of, stdout_of, trust};
 use serde_json::{Value, json};
 
 fn write(path: &Path, text: &str) {
@@ -27,12 +27,6 @@ fn tool_names(body: &Value) -> Vec<String> {
         .flatten()
         .filter_map(|t| t["name"].as_str().map(String::from))
         .collect()
-}
-
-fn trust(api: &MockApi, sessions: &Path, workspace: &Path) {
-    let out = api.dive(sessions, workspace).arg("trust").output().unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    assert!(stdout_of(&out).contains("trusted"), "{}", stdout_of(&out));
 }
 
 #[tokio::test(flavor = "multi_thread")]

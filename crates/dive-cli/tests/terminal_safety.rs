@@ -165,6 +165,11 @@ async fn status_says_where_each_setting_came_from() {
     let settings = workspace.path().join(".dive/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     std::fs::write(&settings, r#"{"permissions": {"defaultMode": "acceptEdits"}}"#).unwrap();
+    // Not applied in a workspace nobody trusted: a repository cannot loosen its own permissions.
+    let err = run(&[]);
+    assert!(err.contains("permissions.defaultMode in") && err.contains("not trusted"), "{err}");
+    assert!(err.contains("permission mode default (default)"), "{err}");
+    common::trust(&api, sessions.path(), workspace.path());
     let err = run(&[]);
     assert!(err.contains(&format!("(settings file {})", settings.display())), "{err}");
 }

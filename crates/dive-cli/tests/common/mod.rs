@@ -244,6 +244,13 @@ pub fn first_session(api: &MockApi, sessions: &std::path::Path, workspace: &std:
     id
 }
 
+/// `dive trust` for `workspace`: its own settings, skills, agents and MCP servers apply.
+pub fn trust(api: &MockApi, sessions: &std::path::Path, workspace: &std::path::Path) {
+    let out = api.dive(sessions, workspace).arg("trust").output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(stdout_of(&out).contains("trusted"), "{}", stdout_of(&out));
+}
+
 /// A fresh session directory and a fresh workspace.
 pub fn dirs() -> (tempfile::TempDir, tempfile::TempDir) {
     (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap())
