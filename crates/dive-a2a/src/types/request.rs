@@ -139,6 +139,49 @@ pub struct ListTasksRequest {
     pub include_artifacts: Option<bool>,
 }
 
+impl ListTasksRequest {
+    /// Every task, the server's page size.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Pages of `size` tasks.
+    #[must_use]
+    pub fn with_page_size(mut self, size: i32) -> Self {
+        self.page_size = Some(size);
+        self
+    }
+
+    /// The page after the one that returned this `nextPageToken`.
+    #[must_use]
+    pub fn with_page_token(mut self, token: impl Into<String>) -> Self {
+        self.page_token = Some(token.into());
+        self
+    }
+
+    /// Only tasks of this context.
+    #[must_use]
+    pub fn with_context_id(mut self, context_id: impl Into<String>) -> Self {
+        self.context_id = Some(context_id.into());
+        self
+    }
+
+    /// Only tasks in this state.
+    #[must_use]
+    pub fn with_status(mut self, state: TaskState) -> Self {
+        self.status = Some(state);
+        self
+    }
+
+    /// With their artifacts.
+    #[must_use]
+    pub fn with_artifacts(mut self) -> Self {
+        self.include_artifacts = Some(true);
+        self
+    }
+}
+
 /// A page of `ListTasks`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

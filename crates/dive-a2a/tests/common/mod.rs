@@ -81,3 +81,22 @@ pub async fn serve(agent: Arc<Agent>, store: Arc<dyn SessionStore>) -> RunningSe
 pub fn memory() -> Arc<dyn SessionStore> {
     Arc::new(dive_session::MemoryStore::new())
 }
+
+/// A port free right now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Waits until something accepts connections on `port` (a child server started).
+pub async fn wait_for_port(port: u16, limit: Duration) {
+    let start = std::time::Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        assert!(start.elapsed() < limit, "nothing listened on port {port} within {limit:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A test peer's path.
+pub fn peer(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers").join(name)
+}

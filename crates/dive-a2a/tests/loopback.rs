@@ -1,0 +1,202 @@
+//! Our server and our client on a local port: cancel of a running task, an input-required
+//! round trip with tool results, failure with partial output, authentication, trace context,
+//! and the bounded load test with a restart on the same SQLite database.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use dive_a2a::types::{ListTasksRequest, Message, Part, SendMessageRequest, SendMessageResponse, TaskState};
+use dive_a2a::{A2aServer, ClientError, RemoteAgent};
+use dive_core::{Secret, SessionStore};
+use futures_util::future::join_all;
+use serde_json::json;
+
+async fn client(url: &str) -> RemoteAgent {
+    RemoteAgent::from_url(url).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_task_is_cancelled() {
+    let server =
+        common::serve(common::agent("sleepy", vec![Arc::new(common::Sleep::new())]), common::memory()).await;
+    let agent = client(&server.url()).await;
+    let request = SendMessageRequest::new(Message::user_text("nap")).returning_immediately();
+    let SendMessageResponse::Task(task) = agent.send(request).await.unwrap() else { panic!("a task") };
+    assert!(matches!(task.status.state, TaskState::Submitted | TaskState::Working), "{task:?}");
+    let canceled = agent.cancel_task(&task.id).await.unwrap();
+    assert_eq!(canceled.status.state, TaskState::Canceled, "{canceled:?}");
+    assert_eq!(agent.get_task(&task.id).await.unwrap().status.state, TaskState::Canceled);
+    let again = agent.cancel_task(&task.id).await.unwrap_err();
+    assert_eq!(again.rpc_code(), Some(dive_a2a::types::ErrorCode::TaskNotCancelable));
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_required_is_answered_with_tool_results() {
+    let server =
+        common::serve(common::agent("asking", vec![Arc::new(common::AskName::new())]), common::memory())
+            .await;
+    let agent = client(&server.url()).await;
+    let waiting = agent.send_text("who am I?").await.unwrap();
+    assert!(waiting.is_input_required(), "{waiting:?}");
+    assert!(waiting.text.contains("What is your name?"), "{waiting:?}");
+    let task = waiting.task.unwrap();
+    assert_eq!(task.metadata.as_ref().unwrap()[dive_a2a::SUSPENSION_KEY], "input-required");
+    let question = task.status.message.unwrap();
+    let calls = question.parts.iter().find_map(|p| p.as_data()).unwrap()["pendingToolCalls"].clone();
+    let call_id = calls[0]["id"].as_str().unwrap().to_owned();
+    assert_eq!(calls[0]["name"], "ask_name");
+
+    // An answer naming a call that is not pending is refused; the task still waits.
+    let wrong =
+        Message::new(dive_a2a::types::Role::User, vec![Part::data(json!({"toolResults": {"nope": "x"}}))])
+            .with_task_id(&waiting.id);
+    let refused = agent.send(SendMessageRequest::new(wrong)).await.unwrap_err();
+    assert_eq!(refused.rpc_code(), Some(dive_a2a::types::ErrorCode::InvalidParams), "{refused}");
+
+    let answer = Message::new(
+        dive_a2a::types::Role::User,
+        vec![Part::data(json!({"toolResults": {call_id: "Grace"}}))],
+    )
+    .with_task_id(&waiting.id);
+    let SendMessageResponse::Task(done) = agent.send(SendMessageRequest::new(answer)).await.unwrap() else {
+        panic!("a task")
+    };
+    assert_eq!(done.status.state, TaskState::Completed, "{done:?}");
+    assert!(done.text().contains("Grace"), "{}", done.text());
+    assert!(done.metadata.as_ref().is_none_or(|m| !m.contains_key(dive_a2a::SUSPENSION_KEY)));
+    // A finished task takes no more messages.
+    let late = agent.send_text_on_task(&done.id, "more").await.unwrap_err();
+    assert_eq!(late.rpc_code(), Some(dive_a2a::types::ErrorCode::UnsupportedOperation), "{late}");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_failure_fails_the_task() {
+    let model = dive_test::ScriptedModel::new([]);
+    let agent = Arc::new(dive_agent::Agent::builder().name("broken").model(model).build().unwrap());
+    let server = common::serve(agent, common::memory()).await;
+    let result = client(&server.url()).await.send_text("hi").await.unwrap();
+    assert!(result.is_failed(), "{result:?}");
+    assert!(!result.text.is_empty(), "the failure is explained: {result:?}");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_keys_are_enforced_and_announced() {
+    let server = A2aServer::builder(common::agent("guarded", vec![]))
+        .store(common::memory())
+        .api_key("X-API-Key", Secret::new("k-123"))
+        .build()
+        .unwrap()
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let anonymous = client(&server.url()).await;
+    let card = anonymous.card().clone();
+    assert_eq!(
+        serde_json::to_value(&card.security_schemes).unwrap(),
+        json!({"apiKey": {"apiKeySecurityScheme": {"location": "header", "name": "X-API-Key"}}})
+    );
+    let refused = anonymous.send_text("hi").await.unwrap_err();
+    assert!(matches!(refused, ClientError::Status { status: 401, .. }), "{refused}");
+    let wrong = RemoteAgent::from_card(card.clone())
+        .unwrap()
+        .with_header("X-API-Key", &Secret::new("k-124"))
+        .unwrap();
+    assert!(matches!(wrong.send_text("hi").await.unwrap_err(), ClientError::Status { status: 401, .. }));
+    let keyed =
+        RemoteAgent::from_card(card).unwrap().with_header("X-API-Key", &Secret::new("k-123")).unwrap();
+    assert!(keyed.send_text("hi").await.unwrap().is_completed());
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trace_context_goes_both_ways() {
+    let server = common::serve(common::agent("traced", vec![]), common::memory()).await;
+    let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let agent = client(&server.url()).await.with_traceparent(traceparent).unwrap();
+    let result = agent.send_text("hi").await.unwrap();
+    let task = agent.get_task(&result.id).await.unwrap();
+    assert_eq!(task.metadata.unwrap()["traceparent"], traceparent);
+    let http = dive_provider::HttpOptions::default().build_client().unwrap();
+    let response = http
+        .post(format!("{}/", server.url()))
+        .header("traceparent", traceparent)
+        .header("A2A-Version", "1.0")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["traceparent"], traceparent);
+    server.shutdown().await;
+}
+
+/// 150 concurrent tasks on the SQLite store, the server stopped and a new one started on the
+/// same database: every task is there once, finished and readable; a task left running by
+/// the first server is failed, not lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_tasks_survive_a_restart_on_sqlite() {
+    const TASKS: usize = 150;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("tasks.db");
+    let store = || -> Arc<dyn SessionStore> { Arc::new(dive_session::SqliteStore::open(&db).unwrap()) };
+
+    let first = common::serve(common::agent("load", vec![]), store()).await;
+    let agent = Arc::new(client(&first.url()).await);
+    let sends = (0..TASKS).map(|i| {
+        let agent = agent.clone();
+        async move {
+            let request = SendMessageRequest::new(Message::user_text(format!("task {i}")));
+            match agent.send(request).await.unwrap() {
+                SendMessageResponse::Task(t) => (i, t),
+                other => panic!("a task, not {other:?}"),
+            }
+        }
+    });
+    let sent = join_all(sends).await;
+    for (i, task) in &sent {
+        assert_eq!(task.status.state, TaskState::Completed, "{task:?}");
+        assert_eq!(task.text(), format!("Test response to: task {i}"));
+    }
+    // A task still running when the server goes away.
+    let sleepy = common::serve(common::agent("sleepy", vec![Arc::new(common::Sleep::new())]), store()).await;
+    let request = SendMessageRequest::new(Message::user_text("nap")).returning_immediately();
+    let SendMessageResponse::Task(napping) = client(&sleepy.url()).await.send(request).await.unwrap() else {
+        panic!("a task")
+    };
+    first.shutdown().await;
+    drop(sleepy);
+
+    let second = A2aServer::builder(common::agent("load", vec![])).store(store()).build().unwrap();
+    assert_eq!(second.recover().await.unwrap(), 1, "the task left running is recovered once");
+    let second = second.bind("127.0.0.1:0").await.unwrap();
+    let agent = client(&second.url()).await;
+    let mut listed = Vec::new();
+    let mut request = ListTasksRequest::new().with_page_size(40).with_artifacts();
+    loop {
+        let page = agent.list_tasks(&request).await.unwrap();
+        assert_eq!(page.total_size as usize, TASKS + 1);
+        listed.extend(page.tasks);
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        request = request.with_page_token(page.next_page_token);
+    }
+    assert_eq!(listed.len(), TASKS + 1, "every task listed once");
+    let ids: HashSet<&str> = listed.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids.len(), TASKS + 1, "no task listed twice");
+    for (i, task) in &sent {
+        assert!(ids.contains(task.id.as_str()));
+        let stored = agent.get_task(&task.id).await.unwrap();
+        assert_eq!(stored.status.state, TaskState::Completed);
+        assert_eq!(stored.text(), format!("Test response to: task {i}"));
+        assert_eq!(stored.history.len(), 2, "the question and the answer");
+    }
+    let recovered = agent.get_task(&napping.id).await.unwrap();
+    assert_eq!(recovered.status.state, TaskState::Failed, "{recovered:?}");
+    second.shutdown().await;
+}
