@@ -74,11 +74,13 @@ pub fn for_workspace(session_dir: &Path, workspace: &Path) -> bool {
     trusted
 }
 
-/// Interactive mode: when the workspace has its own skills, commands or agents and is not
-/// trusted, asks once whether to trust it, and saves a yes.
+/// Interactive mode: when the workspace has its own skills, agents, MCP servers or settings and
+/// is not trusted, asks (on a terminal) whether to trust it, and saves a yes.
 pub async fn ask(input: &crate::input::Input, session_dir: &Path, workspace: &Path) {
-    let dirs = project_dirs(workspace);
-    if dirs.is_empty() {
+    use std::io::IsTerminal;
+    let dirs = project_items(workspace);
+    // Piped input is the conversation, not an answer to this question.
+    if dirs.is_empty() || !std::io::stdin().is_terminal() {
         return;
     }
     let mut trust = match Trust::load(session_dir) {
@@ -87,8 +89,8 @@ pub async fn ask(input: &crate::input::Input, session_dir: &Path, workspace: &Pa
         Err(e) => return eprintln!("dive: warning: {e}"),
     };
     eprintln!(
-        "This workspace has its own skills, commands or agents ({}). They are instructions and \
-         commands written by whoever wrote this repository.",
+        "This workspace has its own skills, agents, MCP servers or settings ({}). They are \
+         instructions and commands written by whoever wrote this repository.",
         describe(workspace, &dirs)
     );
     let input = input.clone();
@@ -117,8 +119,16 @@ pub fn command(session_dir: &Path, workspace: &Path, revoke: bool) -> Result<(),
     Ok(())
 }
 
-/// The project directories that would load in a trusted workspace and exist here (for the
-/// question and the notice).
+/// What a trusted workspace would load and exists here: the skill and agent directories, the
+/// MCP servers file and the settings files (for the question).
+pub fn project_items(workspace: &Path) -> Vec<PathBuf> {
+    let files = [crate::mcp::PROJECT_FILE, ".dive/settings.json", ".dive/settings.local.json"];
+    let mut items = project_dirs(workspace);
+    items.extend(files.iter().map(|f| workspace.join(f)).filter(|f| f.is_file()));
+    items
+}
+
+/// The project's skill and agent directories that exist here (for the notice).
 pub fn project_dirs(workspace: &Path) -> Vec<PathBuf> {
     let skills = dive::skill::Discovery::new().project(workspace, true).search_dirs();
     let agents = dive::subagent::Discovery::new().project(workspace, true).search_dirs();
@@ -179,5 +189,8 @@ mod tests {
         std::fs::create_dir_all(dir.path().join(".dive/agents")).unwrap();
         let listed = describe(dir.path(), &project_dirs(dir.path()));
         assert!(listed.contains(".claude/skills") && listed.contains(".dive/agents"), "{listed}");
+        std::fs::write(dir.path().join(".mcp.json"), "{}").unwrap();
+        let items = describe(dir.path(), &project_items(dir.path()));
+        assert!(items.contains(".mcp.json") && !listed.contains(".mcp.json"), "{items}");
     }
 }
