@@ -22,6 +22,7 @@
 //! | `skill` | `dive::skill` | agent skills: `SKILL.md` files, discovery, the `Skill` tool as an extension |
 //! | `subagent` | `dive::subagent` | subagents: definitions and agent files, the `Agent`, `Monitor`, `TaskStop` and `TodoWrite` tools |
 //! | `mcp` | `dive::mcp` | MCP on `rmcp`: clients whose tools are a `Toolset`, `mcpServers` config, a manager, an MCP server for dive tools |
+//! | `a2a` | `dive::a2a` | A2A 1.0: an agent served as an A2A endpoint (JSON-RPC, SSE, tasks in a session store), `RemoteAgent` client, a remote agent as a tool |
 //!
 //! `dive::model("vendor/model")` builds any compiled-in provider from a model spec (an explicit
 //! `vendor/` prefix wins, otherwise the model name's prefix picks the vendor); a vendor that is
@@ -75,6 +76,10 @@ pub use dive_subagent as subagent;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub use dive_mcp as mcp;
+/// A2A 1.0 server and client (feature `a2a`): [`dive_a2a`].
+#[cfg(feature = "a2a")]
+#[cfg_attr(docsrs, doc(cfg(feature = "a2a")))]
+pub use dive_a2a as a2a;
 
 /// Shared HTTP plumbing for providers (crate `dive-provider`).
 #[cfg(feature = "provider")]
