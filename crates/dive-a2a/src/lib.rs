@@ -7,6 +7,25 @@
 //! `SendStreamingMessage` over SSE, `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`,
 //! header `A2A-Version: 1.0`, the card at `/.well-known/agent-card.json`).
 //!
+//! ```
+//! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
+//! use std::sync::Arc;
+//! use dive_a2a::{A2aServer, RemoteAgent};
+//!
+//! let agent = dive_agent::Agent::builder().name("helper").model(dive_test::TestModel::new()).build()?;
+//! let store = Arc::new(dive_session::MemoryStore::new());
+//! let server = A2aServer::builder(Arc::new(agent)).store(store).build()?.bind("127.0.0.1:0").await?;
+//!
+//! let remote = RemoteAgent::from_url(&server.url()).await?;
+//! let result = remote.send_text("hello").await?;
+//! assert!(result.is_completed());
+//! assert_eq!(result.text, "Test response to: hello");
+//! assert_eq!(remote.get_task(&result.id).await?.status.state, dive_a2a::types::TaskState::Completed);
+//! server.shutdown().await;
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+//!
 //! Invariant: a task's record lives in the session store the server was given, never only in
 //! memory: a server restarted on the same store loses no finished task.
 //!

@@ -18,6 +18,7 @@ use axum::routing::{get, post};
 use dive_agent::{Agent, CancellationToken};
 use dive_core::{Secret, SessionStore};
 use tokio::net::TcpListener;
+use tracing::Instrument;
 
 pub use auth::{Auth, AuthCheck};
 pub use outcome::{ANSWER_ARTIFACT, SUSPENSION_KEY};
@@ -281,9 +282,7 @@ async fn echo_traceparent(request: Request, next: Next) -> Response {
     let traceparent = request.headers().get("traceparent").cloned();
     let span =
         tracing::debug_span!("a2a_request", traceparent = traceparent.as_ref().and_then(|v| v.to_str().ok()));
-    let _entered = span.enter();
-    drop(_entered);
-    let mut response = next.run(request).await;
+    let mut response = next.run(request).instrument(span).await;
     if let Some(value) = traceparent {
         response.headers_mut().insert("traceparent", value);
     }
