@@ -301,7 +301,7 @@ impl Run {
                     }
                 }
                 StopKind::Finished | StopKind::ToolUse => {
-                    self.record_response(&response);
+                    self.record_response_owned(response);
                     if last_call {
                         self.answer_not_run(&client_calls);
                         return Exit::stopped(OutcomeReason::IterationLimit);
@@ -360,9 +360,21 @@ impl Run {
         if response.content.is_empty() {
             return;
         }
-        let message = response.to_message();
-        self.emitter
-            .emit(ResponseItem::Message { message: message.clone(), usage: Some(response.usage.clone()) });
+        self.record_message(response.to_message(), response.usage.clone());
+    }
+
+    /// [`record_response`](Self::record_response) for a response not needed afterwards: its
+    /// content moves into the message instead of being copied.
+    fn record_response_owned(&mut self, response: ModelResponse) {
+        if response.content.is_empty() {
+            return;
+        }
+        let usage = response.usage.clone();
+        self.record_message(response.into_message(), usage);
+    }
+
+    fn record_message(&mut self, message: Message, usage: dive_core::Usage) {
+        self.emitter.emit(ResponseItem::Message { message: message.clone(), usage: Some(usage) });
         self.push_output(message);
     }
 
