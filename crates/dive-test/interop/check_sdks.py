@@ -14,7 +14,7 @@ import pathlib
 import sys
 
 # Distributions whose import name is not the distribution name.
-MODULES = {"google-genai": "google.genai", "a2a-sdk": "a2a"}
+MODULES = {"google-genai": "google.genai", "a2a-sdk": "a2a", "opentelemetry-proto": "opentelemetry.proto"}
 
 
 def pins():
