@@ -3,7 +3,7 @@
 //! tool of another agent).
 //!
 //! The wire types in [`types`] are our own serde types, written and tested against the
-//! official Python SDK (`a2a-sdk` 1.3.0): A2A 1.0 over the JSON-RPC binding (`SendMessage`,
+//! official Python SDK (`a2a-sdk` 1.3.0): A2A 1.0 over the JSON-RPC and HTTP+JSON bindings (`SendMessage`,
 //! `SendStreamingMessage` over SSE, `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`,
 //! header `A2A-Version: 1.0`, the card at `/.well-known/agent-card.json`).
 //!

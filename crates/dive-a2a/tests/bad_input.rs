@@ -196,3 +196,60 @@ async fn a_body_past_the_limit_is_refused() {
     assert_eq!((status, &answer["result"]["task"]["status"]["state"]), (200, &json!("TASK_STATE_COMPLETED")));
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rest_binding_answers_bad_input_with_status_bodies() {
+    let server = common::serve(common::agent("plain", vec![]), common::memory()).await;
+    let client = dive_provider::HttpOptions::default().build_client().unwrap();
+    let get = |path: &str| client.get(format!("{}/rest{path}", server.url())).header("A2A-Version", "1.0");
+    let cases: Vec<(reqwest::RequestBuilder, u16, &str)> = vec![
+        (get("/tasks/nope"), 404, "TASK_NOT_FOUND"),
+        (get("/tasks?pageSize=0"), 400, "INVALID_PARAMS"),
+        (get("/tasks?pageToken=zz"), 400, "INVALID_PARAMS"),
+        (get("/tasks/nope:frobnicate"), 404, "METHOD_NOT_FOUND"),
+        (client.get(format!("{}/rest/tasks", server.url())), 400, "VERSION_NOT_SUPPORTED"),
+        (
+            client
+                .post(format!("{}/rest/message:send", server.url()))
+                .header("A2A-Version", "1.0")
+                .body("{nope"),
+            400,
+            "",
+        ),
+        (
+            client
+                .post(format!("{}/rest/message:send", server.url()))
+                .header("A2A-Version", "1.0")
+                .body("{}"),
+            400,
+            "INVALID_PARAMS",
+        ),
+        (
+            client.post(format!("{}/rest/tasks/nope:cancel", server.url())).header("A2A-Version", "1.0"),
+            404,
+            "TASK_NOT_FOUND",
+        ),
+    ];
+    for (i, (request, status, reason)) in cases.into_iter().enumerate() {
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status().as_u16(), status, "case {i}");
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"]["code"], status, "case {i}: {body}");
+        assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "case {i}: {body}");
+        if !reason.is_empty() {
+            assert_eq!(body["error"]["details"][0]["reason"], reason, "case {i}: {body}");
+        }
+    }
+    // A good request still works.
+    let send = json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}});
+    let response = client
+        .post(format!("{}/rest/message:send", server.url()))
+        .header("A2A-Version", "1.0")
+        .body(send.to_string())
+        .send()
+        .await
+        .unwrap();
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{body}");
+    server.shutdown().await;
+}

@@ -37,7 +37,7 @@ pub(crate) async fn endpoint(State(inner): State<Arc<Inner>>, headers: HeaderMap
     let version = headers.get(VERSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_owned);
     match handle(&inner, &body, version.as_deref(), traceparent).await {
         Reply::Json(response) => json_response(StatusCode::OK, &response),
-        Reply::Stream(id, first, events) => sse(id, *first, events).into_response(),
+        Reply::Stream(id, first, events) => sse(Some(id), *first, events).into_response(),
     }
 }
 
@@ -78,19 +78,26 @@ pub(crate) async fn handle(
     if !KNOWN.contains(&method) {
         return error(id, ErrorCode::MethodNotFound, "Method not found");
     }
-    let version = version.filter(|v| !v.trim().is_empty()).unwrap_or("0.3");
-    if !(version == "1" || version.starts_with("1.")) {
-        return error(
-            id,
-            ErrorCode::VersionNotSupported,
-            format!("A2A version '{version}' is not supported by this handler. Expected version '1.0'."),
-        );
+    if let Err(e) = check_version(version) {
+        return Reply::Json(JsonRpcResponse::error(id, e));
     }
     match dispatch(inner, method, params, traceparent).await {
         Ok(Dispatched::Result(result)) => Reply::Json(JsonRpcResponse::result(id, result)),
         Ok(Dispatched::Stream(first, events)) => Reply::Stream(id, first, events),
         Err(e) => Reply::Json(JsonRpcResponse::error(id, e)),
     }
+}
+
+/// Refuses a request without `A2A-Version: 1.x` (no header means 0.3, as the SDKs read it).
+pub(crate) fn check_version(version: Option<&str>) -> Result<(), RpcError> {
+    let version = version.filter(|v| !v.trim().is_empty()).unwrap_or("0.3");
+    if version == "1" || version.starts_with("1.") {
+        return Ok(());
+    }
+    Err(RpcError::new(
+        ErrorCode::VersionNotSupported,
+        format!("A2A version '{version}' is not supported by this handler. Expected version '1.0'."),
+    ))
 }
 
 /// The methods this server knows.
@@ -108,12 +115,16 @@ const KNOWN: &[&str] = &[
     "GetExtendedAgentCard",
 ];
 
-enum Dispatched {
+/// What a method produced.
+pub(crate) enum Dispatched {
+    /// A result.
     Result(Value),
+    /// A stream: its first event and the task's events.
     Stream(Box<StreamResponse>, Option<broadcast::Receiver<Event>>),
 }
 
-async fn dispatch(
+/// Runs one method.
+pub(crate) async fn dispatch(
     inner: &Inner,
     method: &str,
     params: Value,
@@ -189,9 +200,10 @@ fn error(id: Value, code: ErrorCode, message: impl Into<String>) -> Reply {
     Reply::Json(JsonRpcResponse::error(id, RpcError::new(code, message)))
 }
 
-/// The SSE body: the first event, then the task's events up to its final status update.
-fn sse(
-    id: Value,
+/// The SSE body: the first event, then the task's events up to its final status update;
+/// each in a JSON-RPC response with `id` (JSON-RPC binding) or bare (HTTP+JSON binding).
+pub(crate) fn sse(
+    id: Option<Value>,
     first: StreamResponse,
     events: Option<broadcast::Receiver<Event>>,
 ) -> Sse<impl Stream<Item = Result<SseEvent, std::convert::Infallible>>> {
@@ -214,13 +226,18 @@ fn sse(
 }
 
 /// One SSE event: a JSON-RPC response holding `response`.
-fn encode(id: &Value, response: &StreamResponse) -> Result<SseEvent, std::convert::Infallible> {
-    let body = serde_json::to_value(response)
-        .map(|result| JsonRpcResponse::result(id.clone(), result))
-        .unwrap_or_else(|e| {
-            JsonRpcResponse::error(id.clone(), RpcError::new(ErrorCode::Internal, e.to_string()))
-        });
-    let text = serde_json::to_string(&body).unwrap_or_default();
+fn encode(id: &Option<Value>, response: &StreamResponse) -> Result<SseEvent, std::convert::Infallible> {
+    let text = match id {
+        Some(id) => {
+            let body = serde_json::to_value(response)
+                .map(|result| JsonRpcResponse::result(id.clone(), result))
+                .unwrap_or_else(|e| {
+                    JsonRpcResponse::error(id.clone(), RpcError::new(ErrorCode::Internal, e.to_string()))
+                });
+            serde_json::to_string(&body).unwrap_or_default()
+        }
+        None => serde_json::to_string(response).unwrap_or_default(),
+    };
     Ok(SseEvent::default().data(text))
 }
 

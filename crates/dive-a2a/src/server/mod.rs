@@ -1,10 +1,11 @@
-//! [`A2aServer`]: an [`Agent`] served over A2A 1.0 (JSON-RPC binding, SSE streaming), its
+//! [`A2aServer`]: an [`Agent`] served over A2A 1.0 (JSON-RPC and HTTP+JSON bindings, SSE streaming), its
 //! tasks kept in a session store.
 
 mod auth;
 mod card;
 pub(crate) mod jsonrpc;
 mod outcome;
+mod rest;
 mod tasks;
 
 use std::net::SocketAddr;
@@ -154,6 +155,8 @@ impl A2aServerBuilder {
             && card.supported_interfaces.is_empty()
         {
             card.supported_interfaces.push(AgentInterface::jsonrpc(url));
+            card.supported_interfaces
+                .push(AgentInterface::http_json(format!("{}/rest", url.trim_end_matches('/'))));
         }
         self.auth.describe(&mut card);
         let inner =
@@ -181,12 +184,16 @@ impl A2aServer {
         self.inner.card.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
-    /// The routes (`GET /.well-known/agent-card.json`, `POST /`), to mount in an axum app of
+    /// The routes (`GET /.well-known/agent-card.json`, the JSON-RPC binding at `POST /`, the
+    /// HTTP+JSON binding under `/rest`), to mount in an axum app of
     /// your own. Call [`recover`](Self::recover) once before serving them.
     pub fn router(&self) -> Router {
         Router::new()
             .route(AGENT_CARD_PATH, get(serve_card))
             .route("/", post(jsonrpc::endpoint))
+            .route("/rest/{action}", post(rest::message))
+            .route("/rest/tasks", get(rest::list))
+            .route("/rest/tasks/{target}", get(rest::task).post(rest::task))
             .layer(DefaultBodyLimit::max(self.body_limit))
             .layer(middleware::from_fn(echo_traceparent))
             .with_state(self.inner.clone())
@@ -229,6 +236,7 @@ impl A2aServer {
         if !self.interface_given {
             let mut card = self.inner.card.write().unwrap_or_else(PoisonError::into_inner);
             card.supported_interfaces.push(AgentInterface::jsonrpc(format!("http://{addr}/")));
+            card.supported_interfaces.push(AgentInterface::http_json(format!("http://{addr}/rest")));
         }
         self.recover().await?;
         let stop = CancellationToken::new();

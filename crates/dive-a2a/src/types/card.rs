@@ -35,6 +35,14 @@ impl AgentInterface {
     }
 }
 
+impl AgentInterface {
+    /// The HTTP+JSON (REST) binding at `url`, protocol 1.0.
+    #[must_use]
+    pub fn http_json(url: impl Into<String>) -> Self {
+        Self { protocol_binding: "HTTP+JSON".into(), ..Self::jsonrpc(url) }
+    }
+}
+
 /// Who provides the agent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,7 +1,7 @@
 """The official a2a-sdk client (1.3.0) against a dive-a2a server; prints one PASS/FAIL line a
 step and ends with 'N passed, N failed' (exit 1 on any failure).
 
-    python sdk_client.py PLAIN_URL ASKING_URL [--bearer TOKEN]
+    python sdk_client.py PLAIN_URL ASKING_URL [--bearer TOKEN] [--transport JSONRPC|HTTP+JSON]
 
 PLAIN_URL serves an agent without tools (TestModel: 'Test response to: <input>');
 ASKING_URL serves an agent whose one tool suspends with the question 'What is your name?'.
@@ -47,18 +47,22 @@ def user_msg(text: str, task_id: str | None = None, context_id: str | None = Non
     return m
 
 
+TRANSPORT = "JSONRPC"
+
+
 async def clients(base: str, headers: dict[str, str]):
     http = httpx.AsyncClient(timeout=30, headers=headers)
     card = await A2ACardResolver(http, base).get_agent_card()
-    streaming = await create_client(card, client_config=ClientConfig(streaming=True, httpx_client=http))
-    blocking = await create_client(card, client_config=ClientConfig(streaming=False, httpx_client=http))
+    streaming = await create_client(card, client_config=ClientConfig(streaming=True, httpx_client=http, supported_protocol_bindings=[TRANSPORT], use_client_preference=True))
+    blocking = await create_client(card, client_config=ClientConfig(streaming=False, httpx_client=http, supported_protocol_bindings=[TRANSPORT], use_client_preference=True))
     return card, streaming, blocking
 
 
 async def plain(base: str, headers: dict[str, str]) -> None:
     card, streaming, blocking = await clients(base, headers)
-    report(bool(card.name) and card.supported_interfaces[0].protocol_binding == "JSONRPC",
-           "agent card resolved", f"name={card.name} skills={[s.id for s in card.skills]}")
+    bindings = [i.protocol_binding for i in card.supported_interfaces]
+    report(bool(card.name) and bindings == ["JSONRPC", "HTTP+JSON"],
+           "agent card resolved", f"name={card.name} skills={[s.id for s in card.skills]} bindings={bindings}")
 
     kinds, text, task_id, final = [], "", None, None
     async for ev in streaming.send_message(SendMessageRequest(message=user_msg("hello stream"))):
@@ -146,10 +150,13 @@ async def unauthorized(base: str) -> None:
         await blocking.get_task(GetTaskRequest(id="x"))
         report(False, "a request without the token is refused")
     except (A2AClientError, A2AError) as e:
-        report("401" in str(e), "a request without the token is refused", str(e)[:80])
+        report("401" in str(e), "a request without the token is refused", str(e)[:140])
 
 
 async def main(a) -> int:
+    global TRANSPORT
+    TRANSPORT = a.transport
+    print(f"transport {TRANSPORT}", flush=True)
     headers = {"Authorization": f"Bearer {a.bearer}"} if a.bearer else {}
     await plain(a.plain, headers)
     await asking(a.asking, headers)
@@ -164,4 +171,5 @@ if __name__ == "__main__":
     ap.add_argument("plain")
     ap.add_argument("asking")
     ap.add_argument("--bearer")
+    ap.add_argument("--transport", default="JSONRPC")
     raise SystemExit(asyncio.run(main(ap.parse_args())))
