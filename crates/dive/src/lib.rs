@@ -23,6 +23,7 @@
 //! | `subagent` | `dive::subagent` | subagents: definitions and agent files, the `Agent`, `Monitor`, `TaskStop` and `TodoWrite` tools |
 //! | `mcp` | `dive::mcp` | MCP on `rmcp`: clients whose tools are a `Toolset`, `mcpServers` config, a manager, an MCP server for dive tools |
 //! | `a2a` | `dive::a2a` | A2A 1.0: an agent served as an A2A endpoint (JSON-RPC, SSE, tasks in a session store), `RemoteAgent` client, a remote agent as a tool |
+//! | `otel` | `dive::otel` | OpenTelemetry: `OtelTracer` (GenAI `invoke_agent`/`chat`/`execute_tool` spans, metrics), W3C `traceparent` helpers, `otlp::init_from_env` |
 //!
 //! `dive::model("vendor/model")` builds any compiled-in provider from a model spec (an explicit
 //! `vendor/` prefix wins, otherwise the model name's prefix picks the vendor); a vendor that is
@@ -80,6 +81,11 @@ pub use dive_mcp as mcp;
 #[cfg(feature = "a2a")]
 #[cfg_attr(docsrs, doc(cfg(feature = "a2a")))]
 pub use dive_a2a as a2a;
+/// OpenTelemetry GenAI spans and metrics, trace-context helpers, OTLP/HTTP set-up (feature
+/// `otel`): [`dive_otel`].
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub use dive_otel as otel;
 
 /// Shared HTTP plumbing for providers (crate `dive-provider`).
 #[cfg(feature = "provider")]
