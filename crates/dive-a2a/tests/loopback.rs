@@ -200,3 +200,28 @@ async fn concurrent_tasks_survive_a_restart_on_sqlite() {
     assert_eq!(recovered.status.state, TaskState::Failed, "{recovered:?}");
     second.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_task_in_a_context_sees_the_conversation_before_it() {
+    let model = dive_test::ScriptedModel::new([
+        dive_core::ModelResponse::text("Nice to meet you, Ada."),
+        dive_core::ModelResponse::text("You are Ada."),
+    ]);
+    let requests = model.requests();
+    let agent = Arc::new(dive_agent::Agent::builder().name("memory").model(model).build().unwrap());
+    let server = common::serve(agent, common::memory()).await;
+    let remote = client(&server.url()).await;
+    let first = remote.send_text("I am Ada.").await.unwrap();
+    let second = remote.send_text("Who am I?").await.unwrap();
+    assert_ne!(first.id, second.id, "each message starts a task");
+    assert_eq!(first.context_id, second.context_id, "in the tracked context");
+    assert_eq!(second.text, "You are Ada.");
+    let texts: Vec<String> = requests.all()[1].messages.iter().map(dive_core::Message::text).collect();
+    assert_eq!(texts, ["I am Ada.", "Nice to meet you, Ada.", "Who am I?"]);
+    // Another context starts afresh.
+    let mut other = Message::user_text("Hello?");
+    other.context_id = Some("ctx-other".into());
+    let _ = remote.send(SendMessageRequest::new(other)).await.unwrap();
+    assert_eq!(requests.all()[2].messages.len(), 1);
+    server.shutdown().await;
+}

@@ -113,8 +113,26 @@ impl Tasks {
                 .insert("traceparent".into(), Value::String(tp));
         }
         let session = self.store.session(&id).await.map_err(internal)?;
-        let input = RunInput::Messages(vec![to_dive(&message)]);
-        self.start(task, session, input).await
+        let mut input = match &message.context_id {
+            Some(_) => self.context_history(&context_id).await?,
+            None => Vec::new(),
+        };
+        input.push(to_dive(&message));
+        self.start(task, session, RunInput::Messages(input)).await
+    }
+
+    /// The conversation of the context so far: the messages of its latest task that is not
+    /// running (each task is its own session, so a new task in a context starts from the
+    /// conversation of the one before it).
+    async fn context_history(&self, context_id: &str) -> Result<Vec<dive_core::Message>, RpcError> {
+        let latest = self.store.all().await.map_err(internal)?.into_iter().find(|t| {
+            t.context_id == context_id && !matches!(t.status.state, TaskState::Submitted | TaskState::Working)
+        });
+        let Some(latest) = latest else { return Ok(Vec::new()) };
+        let session = self.store.session(&latest.id).await.map_err(internal)?;
+        let snapshot = session.load().await.map_err(internal)?;
+        // A suspended turn's unanswered calls cannot be replayed; take what came before it.
+        Ok(if snapshot.is_suspended() { snapshot.history } else { snapshot.messages() })
     }
 
     async fn resume(&self, task_id: &str, mut message: Message) -> Result<Started, RpcError> {
