@@ -122,6 +122,19 @@ async fn the_model_delegates_to_explore_which_runs_its_own_tool_calls() {
     );
 }
 
+/// The model starting `command` with `Monitor`.
+fn monitor_call(command: &str) -> Reply {
+    Reply::Tool { id: "toolu_1", name: "Monitor", input: json!({"command": command, "description": "sleep"}) }
+}
+
+/// `dive -p prompt` with every tool call allowed (Monitor would ask).
+fn run_unattended(api: &MockApi, sessions: &Path, workspace: &Path, prompt: &str) -> std::process::Output {
+    api.dive(sessions, workspace)
+        .args(["-p", prompt, "--permission-mode", "bypassPermissions"])
+        .output()
+        .unwrap()
+}
+
 /// Whether the process runs (a zombie waiting for a reaper counts as gone).
 fn alive(pid: i32) -> bool {
     let exists = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
@@ -160,22 +173,14 @@ async fn task_stop_kills_a_running_monitor_and_the_processes_it_started() {
     };
     let api = MockApi::start_with_hook(
         vec![
-            Reply::Tool {
-                id: "toolu_1",
-                name: "Monitor",
-                input: json!({"command": command, "description": "sleep"}),
-            },
+            monitor_call(&command),
             Reply::Tool { id: "toolu_2", name: "TaskStop", input: json!({"task_id": "monitor-1"}) },
             Reply::Text("Stopped it."),
         ],
         Some(Box::new(hook)),
     )
     .await;
-    let out = api
-        .dive(sessions.path(), workspace.path())
-        .args(["-p", "watch then stop", "--permission-mode", "bypassPermissions"])
-        .output()
-        .unwrap();
+    let out = run_unattended(&api, sessions.path(), workspace.path(), "watch then stop");
     assert!(out.status.success(), "{}", stderr_of(&out));
     assert_eq!(stdout_of(&out), "Stopped it.\n");
     assert!(grandchild_gone.load(Ordering::SeqCst), "TaskStop left the Monitor's grandchild running");
@@ -197,22 +202,11 @@ async fn background_commands_do_not_outlive_dive() {
         }
     };
     let api = MockApi::start_with_hook(
-        vec![
-            Reply::Tool {
-                id: "toolu_1",
-                name: "Monitor",
-                input: json!({"command": command, "description": "sleep"}),
-            },
-            Reply::Text("Left it running."),
-        ],
+        vec![monitor_call(&command), Reply::Text("Left it running.")],
         Some(Box::new(hook)),
     )
     .await;
-    let out = api
-        .dive(sessions.path(), workspace.path())
-        .args(["-p", "start it", "--permission-mode", "bypassPermissions"])
-        .output()
-        .unwrap();
+    let out = run_unattended(&api, sessions.path(), workspace.path(), "start it");
     assert!(out.status.success(), "{}", stderr_of(&out));
     let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
