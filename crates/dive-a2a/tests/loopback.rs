@@ -225,3 +225,32 @@ async fn a_new_task_in_a_context_sees_the_conversation_before_it() {
     assert_eq!(requests.all()[2].messages.len(), 1);
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscriber_sees_a_running_task_to_its_end() {
+    use futures_util::StreamExt;
+    let server =
+        common::serve(common::agent("sleepy", vec![Arc::new(common::Sleep::new())]), common::memory()).await;
+    let agent = client(&server.url()).await;
+    let request = SendMessageRequest::new(Message::user_text("nap")).returning_immediately();
+    let SendMessageResponse::Task(task) = agent.send(request).await.unwrap() else { panic!("a task") };
+    let mut events = agent.subscribe(&task.id).await.unwrap();
+    let first = events.next().await.unwrap().unwrap();
+    assert!(matches!(&first, dive_a2a::types::StreamResponse::Task(t) if t.id == task.id), "{first:?}");
+    agent.cancel_task(&task.id).await.unwrap();
+    let mut last = None;
+    while let Some(event) = events.next().await {
+        last = Some(event.unwrap());
+    }
+    let Some(dive_a2a::types::StreamResponse::StatusUpdate(update)) = last else {
+        panic!("a final status: {last:?}")
+    };
+    assert_eq!(update.status.state, TaskState::Canceled);
+    // A finished task cannot be subscribed to.
+    let refused = match agent.subscribe(&task.id).await {
+        Ok(mut s) => s.next().await.unwrap().unwrap_err(),
+        Err(e) => e,
+    };
+    assert_eq!(refused.rpc_code(), Some(dive_a2a::types::ErrorCode::UnsupportedOperation), "{refused}");
+    server.shutdown().await;
+}

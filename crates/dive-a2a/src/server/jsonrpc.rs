@@ -222,7 +222,8 @@ pub(crate) fn sse(
         }
     })
     .map(move |response| encode(&id, &response));
-    Sse::new(head.chain(tail))
+    // Comment lines every 15 s keep proxies from closing a quiet stream; clients skip them.
+    Sse::new(head.chain(tail)).keep_alive(axum::response::sse::KeepAlive::default())
 }
 
 /// One SSE event: a JSON-RPC response holding `response`.
