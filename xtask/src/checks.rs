@@ -43,7 +43,7 @@ const CORE_ALLOWLIST: &[&str] = &[
 fn layer(name: &str) -> Option<u8> {
     Some(match name {
         "dive-core" => 0,
-        "dive-agent" | "dive-provider" | "dive-session-log" => 10,
+        "dive-agent" | "dive-provider" | "dive-session-log" | "dive-process" => 10,
         n if n.ends_with("-wire") && n.starts_with("dive-") => 15,
         // Subagents read skill-style frontmatter and preload skills, so they sit above skills.
         "dive-subagent" => 25,

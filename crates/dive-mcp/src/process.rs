@@ -60,13 +60,11 @@ impl ServerProcess {
             .envs(&config.env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
+            .stderr(Stdio::piped());
         if let Some(cwd) = &config.cwd {
             cmd.current_dir(cwd);
         }
-        #[cfg(unix)]
-        cmd.process_group(0);
+        dive_process::own_group(&mut cmd);
         let spawn_error =
             |source| McpError::Spawn { server: name.to_owned(), command: config.command.clone(), source };
         let mut child = cmd.spawn().map_err(spawn_error)?;
@@ -103,21 +101,8 @@ impl ServerProcess {
 impl Drop for ServerProcess {
     fn drop(&mut self) {
         if let Some(pgid) = self.pgid {
-            kill_group(pgid);
+            let _ = dive_process::kill_group(pgid);
         }
         let _ = self.child.start_kill();
     }
 }
-
-#[cfg(unix)]
-fn kill_group(pgid: u32) {
-    use nix::sys::signal::{Signal, killpg};
-    use nix::unistd::Pid;
-    if let Ok(raw) = i32::try_from(pgid) {
-        // ESRCH (already gone) is fine.
-        let _ = killpg(Pid::from_raw(raw), Signal::SIGKILL);
-    }
-}
-
-#[cfg(not(unix))]
-fn kill_group(_pgid: u32) {}

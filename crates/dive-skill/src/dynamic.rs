@@ -82,13 +82,8 @@ impl DynamicContext {
         if let Some(dir) = skill.dir() {
             cmd.env("DIVE_SKILL_DIR", dir);
         }
-        cmd.current_dir(&self.cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        #[cfg(unix)]
-        cmd.process_group(0);
+        cmd.current_dir(&self.cwd).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        dive_process::own_group(&mut cmd);
         let mut child = match cmd.spawn() {
             Ok(child) => child,
             Err(e) => return format!("[command `{command}` could not start: {e}]"),
@@ -133,14 +128,9 @@ impl DynamicContext {
     }
 }
 
-#[cfg(unix)]
+/// Kills the command's group (its pid, when it had one).
 fn kill_group(pid: Option<u32>) {
-    use nix::sys::signal::{Signal, killpg};
-    use nix::unistd::Pid;
-    if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
-        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+    if let Some(pid) = pid {
+        let _ = dive_process::kill_group(pid);
     }
 }
-
-#[cfg(not(unix))]
-fn kill_group(_pid: Option<u32>) {}

@@ -75,9 +75,7 @@ impl MonitorTool {
     pub fn start(&self, command: &str, description: &str, timeout: Duration) -> std::io::Result<RunHandle> {
         let mut cmd = Command::new(&self.shell);
         cmd.arg("-c").arg(command).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        cmd.kill_on_drop(true);
-        #[cfg(unix)]
-        cmd.process_group(0);
+        dive_process::own_group(&mut cmd);
         let mut child = cmd.spawn()?;
         let handle = self.runs.start(RunKind::Monitor, description, true);
         let stdout = child.stdout.take();
@@ -123,13 +121,8 @@ async fn watch(
 /// Kills the command's whole process group (the shell and everything it started), then
 /// reaps the shell.
 async fn kill_tree(child: &mut Child) {
-    #[cfg(unix)]
-    if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
-        use nix::sys::signal::{Signal, killpg};
-        use nix::unistd::Pid;
-        if let Err(e) = killpg(Pid::from_raw(pid), Signal::SIGKILL) {
-            tracing::warn!(error = %e, "killing a monitored command's process group failed");
-        }
+    if let Some(Err(e)) = child.id().map(dive_process::kill_group) {
+        tracing::warn!(error = %e, "killing a monitored command's process group failed");
     }
     let _ = child.start_kill();
     let _ = child.wait().await;

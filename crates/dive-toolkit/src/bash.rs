@@ -72,29 +72,6 @@ impl BashTool {
 }
 
 /// Kills a process group when dropped (timeouts, hard cancellation, normal exit).
-struct GroupGuard(Option<u32>);
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        if let Some(pid) = self.0 {
-            kill_group(pid);
-        }
-    }
-}
-
-#[cfg(unix)]
-fn kill_group(pgid: u32) {
-    use nix::sys::signal::{Signal, killpg};
-    use nix::unistd::Pid;
-    if let Ok(raw) = i32::try_from(pgid) {
-        // ESRCH (already gone) is fine.
-        let _ = killpg(Pid::from_raw(raw), Signal::SIGKILL);
-    }
-}
-
-#[cfg(not(unix))]
-fn kill_group(_pgid: u32) {}
-
 /// Output gathered from stdout and stderr in arrival order, capped in bytes.
 #[derive(Default)]
 struct Collected {
@@ -201,14 +178,12 @@ impl TypedTool for BashTool {
             .current_dir(&dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        #[cfg(unix)]
-        command.process_group(0);
+            .stderr(Stdio::piped());
+        dive_process::own_group(&mut command);
         let mut child = command
             .spawn()
             .map_err(|e| ToolError::new(format!("cannot start {}: {e}", self.shell.display())))?;
-        let guard = GroupGuard(child.id());
+        let guard = dive_process::GroupGuard::new(&child);
         let collected = Arc::new(Mutex::new(Collected::default()));
         let out = child.stdout.take().map(|s| tokio::spawn(pump(s, collected.clone(), ctx.clone())));
         let err = child.stderr.take().map(|s| tokio::spawn(pump(s, collected.clone(), ctx.clone())));
