@@ -10,7 +10,7 @@ use axum::response::sse::{Event as SseEvent, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream::{self, Stream, StreamExt};
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
 use super::Inner;
@@ -25,7 +25,7 @@ pub(crate) enum Reply {
     /// One JSON-RPC response.
     Json(JsonRpcResponse),
     /// A stream of JSON-RPC responses, one SSE event each.
-    Stream(Value, Box<StreamResponse>, Option<broadcast::Receiver<Event>>),
+    Stream(Value, Box<StreamResponse>, Option<broadcast::Receiver<Event>>, bool),
 }
 
 /// `POST /`: checks authentication, then handles the request.
@@ -37,7 +37,7 @@ pub(crate) async fn endpoint(State(inner): State<Arc<Inner>>, headers: HeaderMap
     let version = headers.get(VERSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_owned);
     match handle(&inner, &body, version.as_deref(), traceparent).await {
         Reply::Json(response) => json_response(StatusCode::OK, &response),
-        Reply::Stream(id, first, events) => sse(Some(id), *first, events).into_response(),
+        Reply::Stream(id, first, events, legacy) => sse(Some(id), *first, events, legacy).into_response(),
     }
 }
 
@@ -75,15 +75,26 @@ pub(crate) async fn handle(
         return error(id, ErrorCode::InvalidRequest, "Invalid Request: method must be a string");
     };
     let params = request.get("params").cloned().unwrap_or(Value::Null);
+    // A 0.3 method name, when the server speaks 0.3 too: no version header is needed.
+    let legacy = inner.v03_compat.then(|| super::compat::method(method)).flatten();
+    let (method, params) = match legacy {
+        Some(v1) => (v1, super::compat::params_to_v1(params)),
+        None => (method, params),
+    };
     if !KNOWN.contains(&method) {
         return error(id, ErrorCode::MethodNotFound, "Method not found");
     }
-    if let Err(e) = check_version(version) {
+    if legacy.is_none()
+        && let Err(e) = check_version(version)
+    {
         return Reply::Json(JsonRpcResponse::error(id, e));
     }
     match dispatch(inner, method, params, traceparent).await {
+        Ok(Dispatched::Result(result)) if legacy.is_some() => {
+            Reply::Json(JsonRpcResponse::result(id, super::compat::result_to_v03(result)))
+        }
         Ok(Dispatched::Result(result)) => Reply::Json(JsonRpcResponse::result(id, result)),
-        Ok(Dispatched::Stream(first, events)) => Reply::Stream(id, first, events),
+        Ok(Dispatched::Stream(first, events)) => Reply::Stream(id, first, events, legacy.is_some()),
         Err(e) => Reply::Json(JsonRpcResponse::error(id, e)),
     }
 }
@@ -206,9 +217,10 @@ pub(crate) fn sse(
     id: Option<Value>,
     first: StreamResponse,
     events: Option<broadcast::Receiver<Event>>,
+    legacy: bool,
 ) -> Sse<impl Stream<Item = Result<SseEvent, std::convert::Infallible>>> {
     let head = stream::once({
-        let item = encode(&id, &first);
+        let item = encode(&id, &first, legacy);
         async move { item }
     });
     let tail = stream::unfold((events, false), |(events, finished)| async move {
@@ -221,25 +233,33 @@ pub(crate) fn sse(
             }
         }
     })
-    .map(move |response| encode(&id, &response));
+    .map(move |response| encode(&id, &response, legacy));
     // Comment lines every 15 s keep proxies from closing a quiet stream; clients skip them.
     Sse::new(head.chain(tail)).keep_alive(axum::response::sse::KeepAlive::default())
 }
 
 /// One SSE event: a JSON-RPC response holding `response`.
-fn encode(id: &Option<Value>, response: &StreamResponse) -> Result<SseEvent, std::convert::Infallible> {
-    let text = match id {
-        Some(id) => {
-            let body = serde_json::to_value(response)
-                .map(|result| JsonRpcResponse::result(id.clone(), result))
-                .unwrap_or_else(|e| {
-                    JsonRpcResponse::error(id.clone(), RpcError::new(ErrorCode::Internal, e.to_string()))
-                });
-            serde_json::to_string(&body).unwrap_or_default()
-        }
-        None => serde_json::to_string(response).unwrap_or_default(),
+fn encode(
+    id: &Option<Value>,
+    response: &StreamResponse,
+    legacy: bool,
+) -> Result<SseEvent, std::convert::Infallible> {
+    let value = match serde_json::to_value(response) {
+        Ok(v) if legacy => Ok(super::compat::event_to_v03(v)),
+        other => other,
     };
-    Ok(SseEvent::default().data(text))
+    let text = match (id, value) {
+        (Some(id), Ok(result)) => serde_json::to_string(&JsonRpcResponse::result(id.clone(), result)),
+        (Some(id), Err(e)) => serde_json::to_string(&JsonRpcResponse::error(
+            id.clone(),
+            RpcError::new(ErrorCode::Internal, e.to_string()),
+        )),
+        (None, Ok(value)) => serde_json::to_string(&value),
+        (None, Err(e)) => {
+            Ok(json!({"error": {"code": 500, "status": "INTERNAL", "message": e.to_string()}}).to_string())
+        }
+    };
+    Ok(SseEvent::default().data(text.unwrap_or_default()))
 }
 
 /// The answer to a request that failed authentication.

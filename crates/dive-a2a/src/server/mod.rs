@@ -3,6 +3,7 @@
 
 mod auth;
 mod card;
+mod compat;
 pub(crate) mod jsonrpc;
 mod outcome;
 mod rest;
@@ -35,6 +36,8 @@ pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 pub(crate) struct Inner {
     pub(crate) tasks: tasks::Tasks,
     pub(crate) auth: Auth,
+    /// Also answer the 0.3 method names.
+    pub(crate) v03_compat: bool,
     card: RwLock<AgentCard>,
 }
 
@@ -82,6 +85,7 @@ pub struct A2aServerBuilder {
     url: Option<String>,
     auth: Auth,
     body_limit: usize,
+    v03_compat: bool,
 }
 
 impl std::fmt::Debug for A2aServerBuilder {
@@ -140,6 +144,15 @@ impl A2aServerBuilder {
         self
     }
 
+    /// Also answers the A2A 0.3 method names on the JSON-RPC endpoint (`message/send`,
+    /// `message/stream`, `tasks/get`, `tasks/cancel`, `tasks/resubscribe`) in 0.3's shapes,
+    /// without the version header, and lists a 0.3 JSON-RPC interface on the computed card.
+    /// Off by default.
+    pub fn v03_compat(mut self, on: bool) -> Self {
+        self.v03_compat = on;
+        self
+    }
+
     /// The server.
     ///
     /// # Errors
@@ -154,13 +167,15 @@ impl A2aServerBuilder {
         if let Some(url) = &self.url
             && card.supported_interfaces.is_empty()
         {
-            card.supported_interfaces.push(AgentInterface::jsonrpc(url));
-            card.supported_interfaces
-                .push(AgentInterface::http_json(format!("{}/rest", url.trim_end_matches('/'))));
+            card.supported_interfaces = interfaces(url, self.v03_compat);
         }
         self.auth.describe(&mut card);
-        let inner =
-            Inner { tasks: tasks::Tasks::new(self.agent, store), auth: self.auth, card: RwLock::new(card) };
+        let inner = Inner {
+            tasks: tasks::Tasks::new(self.agent, store),
+            auth: self.auth,
+            v03_compat: self.v03_compat,
+            card: RwLock::new(card),
+        };
         Ok(A2aServer { inner: Arc::new(inner), body_limit: self.body_limit, interface_given })
     }
 }
@@ -175,6 +190,7 @@ impl A2aServer {
             url: None,
             auth: Auth::None,
             body_limit: DEFAULT_BODY_LIMIT,
+            v03_compat: false,
         }
     }
 
@@ -235,8 +251,7 @@ impl A2aServer {
             .map_err(|source| ServerError::Bind { addr: "the given listener".into(), source })?;
         if !self.interface_given {
             let mut card = self.inner.card.write().unwrap_or_else(PoisonError::into_inner);
-            card.supported_interfaces.push(AgentInterface::jsonrpc(format!("http://{addr}/")));
-            card.supported_interfaces.push(AgentInterface::http_json(format!("http://{addr}/rest")));
+            card.supported_interfaces = interfaces(&format!("http://{addr}/"), self.inner.v03_compat);
         }
         self.recover().await?;
         let stop = CancellationToken::new();
@@ -278,6 +293,21 @@ impl RunningServer {
         self.stop.cancel();
         let _ = self.task.await;
     }
+}
+
+/// The interfaces at `base`: JSON-RPC 1.0, HTTP+JSON 1.0 under `/rest`, and JSON-RPC 0.3 when
+/// the 0.3 names are answered too.
+fn interfaces(base: &str, v03: bool) -> Vec<AgentInterface> {
+    let mut all = vec![
+        AgentInterface::jsonrpc(base),
+        AgentInterface::http_json(format!("{}/rest", base.trim_end_matches('/'))),
+    ];
+    if v03 {
+        let mut legacy = AgentInterface::jsonrpc(base);
+        legacy.protocol_version = "0.3".into();
+        all.push(legacy);
+    }
+    all
 }
 
 async fn serve_card(State(inner): State<Arc<Inner>>) -> Response {

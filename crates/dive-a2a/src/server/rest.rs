@@ -88,7 +88,7 @@ async fn run(inner: &Inner, headers: &HeaderMap, method: &str, params: Value) ->
     let traceparent = headers.get("traceparent").and_then(|v| v.to_str().ok()).map(str::to_owned);
     match dispatch(inner, method, params, traceparent).await {
         Ok(Dispatched::Result(value)) => json_response(StatusCode::OK, &value),
-        Ok(Dispatched::Stream(first, events)) => sse(None, *first, events).into_response(),
+        Ok(Dispatched::Stream(first, events)) => sse(None, *first, events, false).into_response(),
         Err(e) => status(&e),
     }
 }
