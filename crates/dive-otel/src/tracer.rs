@@ -271,6 +271,8 @@ struct Chat {
     metric_attrs: Vec<KeyValue>,
     error: Option<String>,
     tokens: Option<(u64, u64)>,
+    /// Whether the span is named by the requested model.
+    named: bool,
 }
 
 impl ChatSpan for Chat {
@@ -278,6 +280,11 @@ impl ChatSpan for Chat {
         let inner = &self.tracer.inner;
         let span = self.cx.span();
         if !response.model.is_empty() {
+            if !self.named {
+                // The engine did not say which model it asked for (the agent's default model):
+                // name the span by the model that answered rather than leave it bare.
+                span.update_name(format!("{} {}", operation::CHAT, response.model));
+            }
             span.set_attribute(KeyValue::new(semconv::RESPONSE_MODEL, response.model.clone()));
             self.metric_attrs.push(KeyValue::new(semconv::RESPONSE_MODEL, response.model.clone()));
         }
@@ -458,6 +465,7 @@ impl Tracer for OtelTracer {
             metric_attrs,
             error: None,
             tokens: None,
+            named: !model.is_empty(),
         })
     }
 

@@ -109,6 +109,30 @@ async fn the_latest_names_are_emitted_when_opted_in() {
 }
 
 #[tokio::test]
+async fn a_requested_model_names_the_chat_span_and_request_settings_are_recorded() {
+    let sdk = Sdk::new();
+    let model = ScriptedModel::new([ModelResponse::text("hi")]);
+    let mut template = dive_core::ModelRequest::default();
+    template.model = Some("req-model".into());
+    let settings = dive_agent::ModelSettings::from_template(template).max_tokens(256).temperature(0.5);
+    let agent = Agent::builder()
+        .name("helper")
+        .model(model)
+        .model_settings(settings)
+        .tracer(sdk.tracer().build())
+        .build()
+        .unwrap();
+    agent.run("hello").await.unwrap();
+    let spans = sdk.finished();
+    let chat = one(&spans, "chat req-model");
+    assert_eq!(attr_str(chat, semconv::REQUEST_MODEL).as_deref(), Some("req-model"));
+    assert_eq!(attr_i64(chat, semconv::REQUEST_MAX_TOKENS), Some(256));
+    assert!(
+        matches!(attr(chat, semconv::REQUEST_TEMPERATURE), Some(dive_otel::opentelemetry::Value::F64(t)) if (t - 0.5).abs() < 1e-9)
+    );
+}
+
+#[tokio::test]
 async fn a_failing_tool_marks_its_span_as_an_error() {
     let sdk = Sdk::new();
     let model =
