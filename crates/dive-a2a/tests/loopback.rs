@@ -254,3 +254,19 @@ async fn a_subscriber_sees_a_running_task_to_its_end() {
     assert_eq!(refused.rpc_code(), Some(dive_a2a::types::ErrorCode::UnsupportedOperation), "{refused}");
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_cut_short_fails_with_its_partial_output() {
+    let cut = dive_core::ModelResponse::text("The first half of the answer").with_stop_reason("max_tokens");
+    let model = dive_test::ScriptedModel::new([cut]);
+    let agent = Arc::new(dive_agent::Agent::builder().name("short").model(model).build().unwrap());
+    let server = common::serve(agent, common::memory()).await;
+    let result = client(&server.url()).await.send_text("Tell me everything").await.unwrap();
+    assert!(result.is_failed(), "{result:?}");
+    let task = result.task.unwrap();
+    assert_eq!(task.artifacts[0].text(), "The first half of the answer");
+    assert_eq!(task.artifacts[0].description.as_deref(), Some("partial output"));
+    let why = task.status.message.unwrap().text();
+    assert!(why.contains("output_limit"), "{why}");
+    server.shutdown().await;
+}
