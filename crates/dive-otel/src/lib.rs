@@ -23,8 +23,10 @@ pub mod otlp;
 pub mod propagation;
 pub mod semconv;
 mod tracer;
+mod workflow;
 
 pub use content::Capture;
 pub use opentelemetry;
 pub use opentelemetry_sdk;
 pub use tracer::{CAPTURE_CONTENT_VAR, OtelTracer, OtelTracerBuilder, ParentContext, SCOPE};
+pub use workflow::WorkflowSpan;

@@ -13,6 +13,7 @@ pub(crate) struct Metrics {
     tokens: Histogram<u64>,
     first_chunk: Histogram<f64>,
     tool_duration: Histogram<f64>,
+    workflow_duration: Histogram<f64>,
 }
 
 impl Metrics {
@@ -40,6 +41,12 @@ impl Metrics {
                 .f64_histogram(metric::EXECUTE_TOOL_DURATION)
                 .with_unit("s")
                 .with_description("Tool execution duration.")
+                .with_boundaries(metric::DURATION_BUCKETS.to_vec())
+                .build(),
+            workflow_duration: meter
+                .f64_histogram(metric::WORKFLOW_DURATION)
+                .with_unit("s")
+                .with_description("GenAI workflow duration.")
                 .with_boundaries(metric::DURATION_BUCKETS.to_vec())
                 .build(),
         }
@@ -70,6 +77,10 @@ impl Metrics {
 
     pub(crate) fn first_chunk(&self, attrs: &[KeyValue], seconds: f64) {
         self.first_chunk.record(seconds, attrs);
+    }
+
+    pub(crate) fn workflow(&self, attrs: &[KeyValue], seconds: f64) {
+        self.workflow_duration.record(seconds, attrs);
     }
 
     pub(crate) fn tool(&self, attrs: &[KeyValue], seconds: f64) {

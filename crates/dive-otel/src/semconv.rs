@@ -73,6 +73,8 @@ pub const SYSTEM_INSTRUCTIONS: &str = "gen_ai.system_instructions";
 pub const INPUT_MESSAGES: &str = "gen_ai.input.messages";
 /// `gen_ai.output.messages` (opt-in content).
 pub const OUTPUT_MESSAGES: &str = "gen_ai.output.messages";
+/// `gen_ai.workflow.name`.
+pub const WORKFLOW_NAME: &str = "gen_ai.workflow.name";
 /// `server.address`.
 pub const SERVER_ADDRESS: &str = "server.address";
 /// `server.port`.
@@ -117,6 +119,8 @@ pub mod metric {
     pub const CLIENT_TIME_TO_FIRST_CHUNK: &str = "gen_ai.client.operation.time_to_first_chunk";
     /// `gen_ai.server.time_to_first_token` (what v1.36 had; histogram, seconds).
     pub const SERVER_TIME_TO_FIRST_TOKEN: &str = "gen_ai.server.time_to_first_token";
+    /// `gen_ai.workflow.duration` (histogram, seconds).
+    pub const WORKFLOW_DURATION: &str = "gen_ai.workflow.duration";
     /// `gen_ai.execute_tool.duration` (proposed; histogram, seconds).
     pub const EXECUTE_TOOL_DURATION: &str = "gen_ai.execute_tool.duration";
     /// `gen_ai.client.operation.duration` buckets, seconds.

@@ -198,6 +198,14 @@ impl OtelTracer {
         }
     }
 
+    pub(crate) fn otel(&self) -> &BoxedTracer {
+        &self.inner.tracer
+    }
+
+    pub(crate) fn metrics(&self) -> Option<&Metrics> {
+        self.inner.metrics.as_ref()
+    }
+
     fn start(&self, name: String, kind: SpanKind, attributes: Vec<KeyValue>, parent: &Context) -> Context {
         let span = self
             .inner

@@ -299,3 +299,42 @@ async fn a_run_continues_an_incoming_traceparent() {
     assert_eq!(format!("{}", run.parent_span_id), "00f067aa0ba902b7");
     assert!(run.parent_span_is_remote);
 }
+
+#[tokio::test]
+async fn runs_of_a_workflow_hang_under_its_invoke_workflow_span() {
+    let sdk = Sdk::new();
+    let tracer = sdk.tracer().build();
+    let first = agent(&ScriptedModel::new([ModelResponse::text("draft")]), tracer.clone(), vec![]);
+    let second = Agent::builder()
+        .name("editor")
+        .model(ScriptedModel::new([ModelResponse::text("final")]))
+        .tracer(tracer.clone())
+        .build()
+        .unwrap();
+    let workflow = tracer.start_workflow("write_and_edit", None);
+    let draft = first.run(RunOptions::text("write").with_values(workflow.values())).await.unwrap();
+    second.run(RunOptions::text(draft.output_text()).with_values(workflow.values())).await.unwrap();
+    workflow.end();
+    let spans = sdk.finished();
+    let root = one(&spans, "invoke_workflow write_and_edit");
+    assert_eq!(attr_str(root, semconv::OPERATION_NAME).as_deref(), Some("invoke_workflow"));
+    assert_eq!(attr_str(root, semconv::WORKFLOW_NAME).as_deref(), Some("write_and_edit"));
+    for name in ["invoke_agent helper", "invoke_agent editor"] {
+        let run = one(&spans, name);
+        assert_eq!(run.parent_span_id, root.span_context.span_id(), "{name} under the workflow");
+        assert_eq!(run.span_context.trace_id(), root.span_context.trace_id());
+    }
+    sdk.meter_provider.force_flush().unwrap();
+    let exported = sdk.metrics.get_finished_metrics().unwrap();
+    let workflow_points: u64 = exported
+        .iter()
+        .flat_map(|rm| rm.scope_metrics())
+        .flat_map(|sm| sm.metrics())
+        .filter(|m| m.name() == semconv::metric::WORKFLOW_DURATION)
+        .map(|m| match m.data() {
+            AggregatedMetrics::F64(MetricData::Histogram(h)) => h.data_points().map(|p| p.count()).sum(),
+            _ => 0,
+        })
+        .sum();
+    assert_eq!(workflow_points, 1, "gen_ai.workflow.duration recorded once");
+}
