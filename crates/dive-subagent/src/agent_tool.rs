@@ -23,6 +23,10 @@ pub(crate) struct Input {
     pub(crate) subagent_type: Option<String>,
     #[serde(default)]
     pub(crate) run_in_background: bool,
+    /// A model for this run instead of the definition's (a forked skill's `model`); never
+    /// read from the model's call.
+    #[serde(skip)]
+    pub(crate) model: Option<String>,
 }
 
 /// The `Agent` tool. Subagents it starts are single-use and never get the `Agent` tool
@@ -104,10 +108,13 @@ impl AgentTool {
     pub(crate) async fn run(&self, input: Input, ctx: ToolContext) -> Result<ToolResult, SubagentError> {
         let catalog = &self.launcher.catalog;
         let name = input.subagent_type.as_deref().unwrap_or("general-purpose");
-        let Some(definition) = catalog.get(name).cloned() else {
+        let Some(mut definition) = catalog.get(name).cloned() else {
             let known = catalog.names().into_iter().map(str::to_owned).collect();
             return Err(SubagentError::UnknownType { name: name.to_owned(), known });
         };
+        if let Some(model) = input.model.as_deref() {
+            definition.model = crate::definition::ModelChoice::parse(model);
+        }
         let background = input.run_in_background || definition.background;
         let label = format!("{} ({})", input.description, definition.name);
         let handle = self.runs.start(RunKind::Agent, label, background);

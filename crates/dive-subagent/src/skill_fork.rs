@@ -1,7 +1,8 @@
 //! `context: fork` skills run by the `Agent` tool: [`AgentTool`] is a
 //! [`SkillFork`](dive_skill::SkillFork), so `SkillExtension::with_fork(agent_tool)` runs
 //! such a skill's instructions as the task of a fresh subagent (of the type its `agent` field
-//! names, else `general-purpose`) in the foreground, and the model gets the answer.
+//! names, else `general-purpose`) in the foreground, on the skill's `model` when it names one
+//! (resolved by the factory, as a definition's would be), and the model gets the answer.
 
 use dive_core::{BoxFuture, ToolContext, ToolResult};
 use dive_skill::{ExecutionContext, Skill, SkillFork};
@@ -25,6 +26,7 @@ impl SkillFork for AgentTool {
                 prompt: task,
                 subagent_type,
                 run_in_background: false,
+                model: skill.model.clone(),
             };
             match self.run(input, ctx).await {
                 Ok(ToolResult::Output(output)) if !output.is_error => Ok(output.text_content()),
@@ -86,5 +88,31 @@ mod tests {
             !parent_view.contains("FORK-MARKER"),
             "the forked skill's instructions leaked into the parent"
         );
+    }
+
+    #[tokio::test]
+    async fn a_forked_skill_runs_on_the_model_it_names() {
+        let skill = dive_skill::Skill::embedded(
+            "skills/quick/SKILL.md",
+            "---\nname: quick\ndescription: Answers quickly. Use for quick questions.\ncontext: fork\nmodel: haiku\n---\nAnswer briefly.\n",
+        )
+        .unwrap();
+        let parent_model = ScriptedModel::new([
+            ModelResponse::tool_calls(vec![ToolUse::new("c1", "Skill", json!({"skill": "quick"}))]),
+            ModelResponse::text("Done."),
+        ]);
+        let haiku = ScriptedModel::new([ModelResponse::text("Brief answer.")]);
+        let factory = DefaultFactory::new(parent_model.clone()).with_model("haiku", haiku.clone());
+        let agent_tool = AgentTool::new(Catalog::with_builtins(), factory);
+        let skills = SkillExtension::new(SkillSet::new().with(skill)).with_fork(agent_tool.clone());
+        let parent = Agent::builder()
+            .model(parent_model.clone())
+            .extension(skills)
+            .extension(Orchestration::new(agent_tool))
+            .build()
+            .unwrap();
+        assert_eq!(parent.run(RunOptions::text("quick one")).await.unwrap().output_text(), "Done.");
+        assert_eq!(haiku.requests().len(), 1, "the skill ran on the model it names");
+        assert_eq!(parent_model.requests().len(), 2, "the parent's model ran only the parent");
     }
 }
