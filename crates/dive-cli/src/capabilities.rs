@@ -5,11 +5,14 @@
 //! the same permission hook, so a subagent's edit asks exactly as the parent's would.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use dive::skill::{DynamicContext, SkillExtension, SkillSet};
-use dive::subagent::{AgentTool, DefaultFactory, Orchestration, RunStatus, Runs, TodoTracker};
-use dive::{Hooks, Llm, Tool};
+use dive::subagent::{
+    AgentFactory, AgentTool, DefaultFactory, Orchestration, RunStatus, Runs, Spawn, SubagentError,
+    TodoTracker,
+};
+use dive::{Agent, BoxFuture, Hooks, Llm, Tool};
 
 /// Tools the CLI runs without asking: they change nothing by themselves (a subagent's own
 /// tool calls are checked one by one, and `TaskStop` stops only what this session started).
@@ -23,6 +26,25 @@ pub struct Capabilities {
     /// The subagent and background tools (none on the offline test model, whose workspace
     /// tools are read-only).
     pub orchestration: Option<Orchestration>,
+    /// The model subagents start on: the session's, switched with it by `/model`.
+    model: Option<Arc<Mutex<Arc<dyn Llm>>>>,
+}
+
+/// The CLI's subagent factory: [`DefaultFactory`] on the model the session uses at the moment
+/// a subagent starts.
+struct CurrentModel {
+    model: Arc<Mutex<Arc<dyn Llm>>>,
+    hooks: Hooks,
+    skills: SkillSet,
+}
+
+impl AgentFactory for CurrentModel {
+    fn build<'a>(&'a self, spawn: Spawn<'a>) -> BoxFuture<'a, Result<Agent, SubagentError>> {
+        let model = Arc::clone(&self.model.lock().unwrap_or_else(PoisonError::into_inner));
+        let factory =
+            DefaultFactory::from_arc(model).with_hooks(self.hooks.clone()).with_skills(self.skills.clone());
+        Box::pin(async move { factory.build(spawn).await })
+    }
 }
 
 /// What the tools are built from.
@@ -56,9 +78,9 @@ impl Capabilities {
         for problem in agent_problems {
             eprintln!("dive: {}", crate::sanitize::for_stderr(&problem.to_string()));
         }
-        let orchestration = parts.map(|parts| {
-            let factory =
-                DefaultFactory::from_arc(parts.model).with_hooks(parts.hooks).with_skills(skills.clone());
+        let model = parts.as_ref().map(|parts| Arc::new(Mutex::new(Arc::clone(&parts.model))));
+        let orchestration = parts.zip(model.clone()).map(|(parts, model)| {
+            let factory = CurrentModel { model, hooks: parts.hooks, skills: skills.clone() };
             let agent = AgentTool::new(catalog, factory)
                 .with_parent_tools(parts.parent_tools)
                 .with_runs(Runs::new())
@@ -72,7 +94,14 @@ impl Capabilities {
         if let Some(orchestration) = &orchestration {
             extension = extension.with_fork(orchestration.agent().clone());
         }
-        Self { skills: extension, orchestration }
+        Self { skills: extension, orchestration, model }
+    }
+
+    /// Subagents started from now on run on `model` (`/model`).
+    pub fn set_model(&self, model: Arc<dyn Llm>) {
+        if let Some(current) = &self.model {
+            *current.lock().unwrap_or_else(PoisonError::into_inner) = model;
+        }
     }
 
     /// The runs tracker (background subagents and commands).
@@ -101,4 +130,33 @@ impl Capabilities {
 
 fn is_untrusted_skill(d: &dive::skill::Diagnostic) -> bool {
     d.problem == dive::skill::Problem::Untrusted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dive::{ModelResponse, ToolContext};
+    use dive_test::ScriptedModel;
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn subagents_start_on_the_model_the_session_switched_to() {
+        let first = ScriptedModel::new([ModelResponse::text("from the first")]);
+        let second = ScriptedModel::new([ModelResponse::text("from the second")]);
+        let workspace = tempfile::tempdir().unwrap();
+        let parts = Parts { model: Arc::new(first.clone()), parent_tools: Vec::new(), hooks: Hooks::new() };
+        let capabilities = Capabilities::build(workspace.path(), false, SkillSet::new(), Some(parts));
+        let agent = capabilities.orchestration.as_ref().unwrap().agent().clone();
+        let input = json!({"description": "ask", "prompt": "hi", "subagent_type": "general-purpose"});
+        let answer = |result: dive::ToolResult| match result {
+            dive::ToolResult::Output(output) => output.text_content(),
+            _ => String::new(),
+        };
+        let before = answer(agent.call(input.clone(), ToolContext::detached("Agent")).await.unwrap());
+        assert!(before.contains("from the first"), "{before}");
+        capabilities.set_model(Arc::new(second.clone()));
+        let after = answer(agent.call(input, ToolContext::detached("Agent")).await.unwrap());
+        assert!(after.contains("from the second"), "{after}");
+        assert_eq!((first.requests().len(), second.requests().len()), (1, 1));
+    }
 }

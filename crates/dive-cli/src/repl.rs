@@ -358,6 +358,7 @@ impl Repl {
         match model::choose(Some(spec), &self.setup.transport) {
             Ok(choice) => {
                 self.setup.agent.set_model(Arc::clone(&choice.llm));
+                self.setup.capabilities.set_model(Arc::clone(&choice.llm));
                 eprintln!("model {}", choice.label);
                 self.setup.model = choice;
             }
