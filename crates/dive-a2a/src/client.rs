@@ -219,9 +219,23 @@ impl RemoteAgent {
     /// # Errors
     /// Any [`ClientError`].
     pub async fn send_text(&self, text: &str) -> Result<TaskResult, ClientError> {
+        self.send_text_in(text, None, None).await
+    }
+
+    /// [`send_text`](Self::send_text) or, with a task id, [`send_text_on_task`](Self::send_text_on_task),
+    /// with this call's own `traceparent` (the tool's, for a remote agent used as a tool).
+    pub(crate) async fn send_text_in(
+        &self,
+        text: &str,
+        task_id: Option<&str>,
+        traceparent: Option<&str>,
+    ) -> Result<TaskResult, ClientError> {
         let mut message = Message::user_text(text);
-        message.context_id = self.context_id();
-        self.send_and_track(message).await
+        match task_id {
+            Some(task) => message.task_id = Some(task.to_owned()),
+            None => message.context_id = self.context_id(),
+        }
+        self.send_and_track(message, traceparent).await
     }
 
     /// Answers a task that waits for input with text (or resumes it in any other way the
@@ -230,12 +244,16 @@ impl RemoteAgent {
     /// # Errors
     /// Any [`ClientError`].
     pub async fn send_text_on_task(&self, task_id: &str, text: &str) -> Result<TaskResult, ClientError> {
-        let message = Message::user_text(text).with_task_id(task_id);
-        self.send_and_track(message).await
+        self.send_text_in(text, Some(task_id), None).await
     }
 
-    async fn send_and_track(&self, message: Message) -> Result<TaskResult, ClientError> {
-        let result = TaskResult::from_response(self.send(SendMessageRequest::new(message)).await?);
+    async fn send_and_track(
+        &self,
+        message: Message,
+        traceparent: Option<&str>,
+    ) -> Result<TaskResult, ClientError> {
+        let request = SendMessageRequest::new(message);
+        let result = TaskResult::from_response(self.call_with("SendMessage", &request, traceparent).await?);
         if !result.context_id.is_empty() {
             *self.context_id.lock().unwrap_or_else(PoisonError::into_inner) = Some(result.context_id.clone());
         }
@@ -318,7 +336,20 @@ impl RemoteAgent {
         method: &str,
         params: &P,
     ) -> Result<R, ClientError> {
-        let response = self.request(method, params)?.send().await.map_err(http_error(&self.endpoint))?;
+        self.call_with(method, params, None).await
+    }
+
+    async fn call_with<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+        traceparent: Option<&str>,
+    ) -> Result<R, ClientError> {
+        let mut request = self.request(method, params)?;
+        if let Some(tp) = traceparent.and_then(|tp| HeaderValue::try_from(tp).ok()) {
+            request = request.header("traceparent", tp);
+        }
+        let response = request.send().await.map_err(http_error(&self.endpoint))?;
         let response = check_status(&self.endpoint, response).await?;
         let bytes = response.bytes().await.map_err(http_error(&self.endpoint))?;
         decode(&bytes)

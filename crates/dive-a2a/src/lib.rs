@@ -48,7 +48,7 @@ pub mod types;
 pub use client::{RemoteAgent, TaskResult};
 pub use error::{ClientError, ServerError};
 pub use server::{
-    A2aServer, A2aServerBuilder, ANSWER_ARTIFACT, Auth, AuthCheck, DEFAULT_BODY_LIMIT, RunningServer,
-    SUSPENSION_KEY,
+    A2aServer, A2aServerBuilder, ANSWER_ARTIFACT, Auth, AuthCheck, DEFAULT_BODY_LIMIT, RunValues,
+    RunningServer, SUSPENSION_KEY,
 };
-pub use tool::RemoteAgentTool;
+pub use tool::{RemoteAgentTool, TraceparentSource};

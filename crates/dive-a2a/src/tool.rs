@@ -17,12 +17,28 @@ use crate::client::RemoteAgent;
 /// let tool = dive_a2a::RemoteAgentTool::new(Arc::new(remote));
 /// # let _ = tool; Ok(()) }
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RemoteAgentTool {
     agent: Arc<RemoteAgent>,
     name: String,
     description: String,
     schema: Value,
+    traceparent: Option<TraceparentSource>,
+}
+
+/// Where a call's W3C `traceparent` comes from: with `dive-otel`,
+/// `Arc::new(dive_otel::propagation::tool_traceparent)` (the call's `execute_tool` span), so
+/// the remote agent's work joins the caller's trace.
+pub type TraceparentSource = Arc<dyn Fn(&ToolContext) -> Option<String> + Send + Sync>;
+
+impl std::fmt::Debug for RemoteAgentTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteAgentTool")
+            .field("name", &self.name)
+            .field("agent", &self.agent)
+            .field("traceparent", &self.traceparent.is_some())
+            .finish()
+    }
 }
 
 /// `ask_<card name>` with every character outside `[A-Za-z0-9_-]` made `_`.
@@ -56,7 +72,14 @@ impl RemoteAgentTool {
             },
             "required": ["message"]
         });
-        Self { name: tool_name(&card.name), description, agent, schema }
+        Self { name: tool_name(&card.name), description, agent, schema, traceparent: None }
+    }
+
+    /// Sends each call's `traceparent` from `source` (see [`TraceparentSource`]).
+    #[must_use]
+    pub fn with_traceparent_source(mut self, source: TraceparentSource) -> Self {
+        self.traceparent = Some(source);
+        self
     }
 
     /// Another name.
@@ -80,15 +103,14 @@ impl Tool for RemoteAgentTool {
         &self.schema
     }
 
-    fn call(&self, input: Value, _ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+    fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
         Box::pin(async move {
             let Some(message) = input.get("message").and_then(Value::as_str) else {
                 return Ok(ToolResult::error("give `message`: the text to send to the remote agent"));
             };
-            let result = match input.get("task_id").and_then(Value::as_str).filter(|t| !t.is_empty()) {
-                Some(task) => self.agent.send_text_on_task(task, message).await,
-                None => self.agent.send_text(message).await,
-            };
+            let task = input.get("task_id").and_then(Value::as_str).filter(|t| !t.is_empty());
+            let traceparent = self.traceparent.as_ref().and_then(|source| source(&ctx));
+            let result = self.agent.send_text_in(message, task, traceparent.as_deref()).await;
             let result = match result {
                 Ok(r) => r,
                 Err(e) => {

@@ -34,8 +34,7 @@ fn shape(v: &Value) -> Value {
             map.iter()
                 .filter(|(k, _)| k.as_str() != "timestamp")
                 .map(|(k, v)| {
-                    let kept =
-                        matches!(k.as_str(), "kind" | "role" | "state" | "final" | "append");
+                    let kept = matches!(k.as_str(), "kind" | "role" | "state" | "final" | "append");
                     (k.clone(), if kept { v.clone() } else { shape(v) })
                 })
                 .collect(),

@@ -270,3 +270,59 @@ async fn a_turn_cut_short_fails_with_its_partial_output() {
     assert!(why.contains("output_limit"), "{why}");
     server.shutdown().await;
 }
+
+/// What the served run's values carried (put there by the server's run-values hook).
+#[derive(Clone)]
+struct Incoming(String);
+
+/// A tool that answers with the `Incoming` traceparent its run started with.
+struct WhichTrace(serde_json::Value);
+
+impl dive_core::Tool for WhichTrace {
+    fn name(&self) -> &str {
+        "which_trace"
+    }
+    fn description(&self) -> &str {
+        "Says which trace this run continues."
+    }
+    fn input_schema(&self) -> &serde_json::Value {
+        &self.0
+    }
+    fn call(
+        &self,
+        _input: serde_json::Value,
+        ctx: dive_core::ToolContext,
+    ) -> dive_core::BoxFuture<'_, Result<dive_core::ToolResult, dive_core::ToolError>> {
+        let seen = ctx.run.values.get::<Incoming>().map_or_else(|| "none".to_owned(), |i| i.0);
+        Box::pin(async move { Ok(dive_core::ToolResult::text(seen)) })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tools_traceparent_reaches_the_served_run() {
+    use dive_core::Tool;
+    let traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let served = common::agent("traced", vec![Arc::new(WhichTrace(dive_core::empty_object_schema()))]);
+    let hook: dive_a2a::RunValues = Arc::new(|tp| {
+        let values = dive_core::Values::new();
+        if let Some(tp) = tp {
+            values.insert(Incoming(tp.to_owned()));
+        }
+        values
+    });
+    let server = A2aServer::builder(served).store(common::memory()).run_values(hook).build().unwrap();
+    let server = server.bind("127.0.0.1:0").await.unwrap();
+    let remote = Arc::new(client(&server.url()).await);
+    let tool = dive_a2a::RemoteAgentTool::new(remote.clone())
+        .with_traceparent_source(Arc::new(move |_ctx| Some(traceparent.to_owned())));
+    let out = tool
+        .call(json!({"message": "which trace?"}), dive_core::ToolContext::detached("ask_traced"))
+        .await
+        .unwrap();
+    let dive_core::ToolResult::Output(output) = out else { panic!("an output") };
+    assert!(output.text_content().contains(traceparent), "{}", output.text_content());
+    // Without a traceparent the run starts with none.
+    let plain = remote.send_text("which trace now?").await.unwrap();
+    assert!(plain.text.contains("none"), "{}", plain.text);
+    server.shutdown().await;
+}

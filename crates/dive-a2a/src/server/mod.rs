@@ -24,6 +24,7 @@ use tracing::Instrument;
 
 pub use auth::{Auth, AuthCheck};
 pub use outcome::{ANSWER_ARTIFACT, SUSPENSION_KEY};
+pub use tasks::RunValues;
 
 use crate::error::ServerError;
 use crate::store::TaskStore;
@@ -86,6 +87,7 @@ pub struct A2aServerBuilder {
     auth: Auth,
     body_limit: usize,
     v03_compat: bool,
+    run_values: Option<RunValues>,
 }
 
 impl std::fmt::Debug for A2aServerBuilder {
@@ -153,6 +155,13 @@ impl A2aServerBuilder {
         self
     }
 
+    /// Builds each task run's values from the request's W3C `traceparent` (see
+    /// [`RunValues`]), so a tracer can continue the caller's trace.
+    pub fn run_values(mut self, make: RunValues) -> Self {
+        self.run_values = Some(make);
+        self
+    }
+
     /// The server.
     ///
     /// # Errors
@@ -171,7 +180,7 @@ impl A2aServerBuilder {
         }
         self.auth.describe(&mut card);
         let inner = Inner {
-            tasks: tasks::Tasks::new(self.agent, store),
+            tasks: tasks::Tasks::new(self.agent, store, self.run_values),
             auth: self.auth,
             v03_compat: self.v03_compat,
             card: RwLock::new(card),
@@ -191,6 +200,7 @@ impl A2aServer {
             auth: Auth::None,
             body_limit: DEFAULT_BODY_LIMIT,
             v03_compat: false,
+            run_values: None,
         }
     }
 

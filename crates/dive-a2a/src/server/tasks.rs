@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dive_agent::{Agent, CancellationToken, RunInput, RunOptions};
-use dive_core::{ResponseItem, Role as DiveRole, Session, Timestamp, ToolOutput};
+use dive_core::{ResponseItem, Role as DiveRole, Session, Timestamp, ToolOutput, Values};
 use serde_json::Value;
 use tokio::sync::{broadcast, watch};
 
@@ -49,8 +49,15 @@ pub(crate) struct Started {
 pub(crate) struct Tasks {
     agent: Arc<Agent>,
     store: TaskStore,
+    run_values: Option<RunValues>,
     running: Arc<Mutex<HashMap<String, Running>>>,
 }
+
+/// Builds the values of each task's run from the request's W3C `traceparent` (`None` when it
+/// had none): with `dive-otel`,
+/// `Arc::new(|tp| tp.map(|tp| dive_otel::propagation::values_from_traceparent(tp, None)).unwrap_or_default())`
+/// makes the run's `invoke_agent` span continue the caller's trace.
+pub type RunValues = Arc<dyn Fn(Option<&str>) -> Values + Send + Sync>;
 
 fn internal(e: impl std::fmt::Display) -> RpcError {
     RpcError::new(ErrorCode::Internal, format!("the task store failed: {e}"))
@@ -62,8 +69,13 @@ fn not_found(id: &str) -> RpcError {
 }
 
 impl Tasks {
-    pub(crate) fn new(agent: Arc<Agent>, store: TaskStore) -> Self {
-        Self { agent, store, running: Arc::new(Mutex::new(HashMap::new())) }
+    pub(crate) fn new(agent: Arc<Agent>, store: TaskStore, run_values: Option<RunValues>) -> Self {
+        Self { agent, store, run_values, running: Arc::new(Mutex::new(HashMap::new())) }
+    }
+
+    /// The values a run starts with, from the request's `traceparent`.
+    fn values(&self, traceparent: Option<&str>) -> Values {
+        self.run_values.as_ref().map_or_else(Values::new, |make| make(traceparent))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
@@ -99,7 +111,7 @@ impl Tasks {
         traceparent: Option<String>,
     ) -> Result<Started, RpcError> {
         if let Some(task_id) = message.task_id.clone() {
-            return self.resume(&task_id, message).await;
+            return self.resume(&task_id, message, traceparent.as_deref()).await;
         }
         let id = dive_core::new_id("task");
         let context_id = message.context_id.clone().unwrap_or_else(|| dive_core::new_id("ctx"));
@@ -107,10 +119,10 @@ impl Tasks {
         message.context_id = Some(context_id.clone());
         let mut task = Task::new(&id, &context_id, TaskStatus::now(TaskState::Submitted, None));
         task.history.push(message.clone());
-        if let Some(tp) = traceparent {
+        if let Some(tp) = &traceparent {
             task.metadata
                 .get_or_insert_with(Default::default)
-                .insert("traceparent".into(), Value::String(tp));
+                .insert("traceparent".into(), Value::String(tp.clone()));
         }
         let session = self.store.session(&id).await.map_err(internal)?;
         let mut input = match &message.context_id {
@@ -118,7 +130,8 @@ impl Tasks {
             None => Vec::new(),
         };
         input.push(to_dive(&message));
-        self.start(task, session, RunInput::Messages(input)).await
+        let values = self.values(traceparent.as_deref());
+        self.start(task, session, RunInput::Messages(input), values).await
     }
 
     /// The conversation of the context so far: the messages of its latest task that is not
@@ -135,7 +148,12 @@ impl Tasks {
         Ok(if snapshot.is_suspended() { snapshot.history } else { snapshot.messages() })
     }
 
-    async fn resume(&self, task_id: &str, mut message: Message) -> Result<Started, RpcError> {
+    async fn resume(
+        &self,
+        task_id: &str,
+        mut message: Message,
+        traceparent: Option<&str>,
+    ) -> Result<Started, RpcError> {
         if self.lock().contains_key(task_id) {
             return Err(RpcError::new(
                 ErrorCode::UnsupportedOperation,
@@ -163,7 +181,7 @@ impl Tasks {
         let results = answers(&message, &pending)?;
         message.context_id = Some(task.context_id.clone());
         task.history.push(message);
-        self.start(task, session, RunInput::resume(results)).await
+        self.start(task, session, RunInput::resume(results), self.values(traceparent)).await
     }
 
     /// Stores the task as working, then runs the agent on its session in its own task.
@@ -172,6 +190,7 @@ impl Tasks {
         mut task: Task,
         session: Arc<dyn Session>,
         input: RunInput,
+        values: Values,
     ) -> Result<Started, RpcError> {
         let submitted = task.clone();
         task.status = TaskStatus::now(TaskState::Working, None);
@@ -186,8 +205,11 @@ impl Tasks {
         let _ = events.send(Event { response: status_event(&task), last: false });
         let sink = events.clone();
         let (id, context) = (task.id.clone(), task.context_id.clone());
-        let options =
-            RunOptions::from(input).with_session(session.clone()).with_cancel(cancel).on_event(move |item| {
+        let options = RunOptions::from(input)
+            .with_session(session.clone())
+            .with_values(values)
+            .with_cancel(cancel)
+            .on_event(move |item| {
                 if let ResponseItem::Message { message, .. } = item {
                     let text = message.answer_text();
                     if message.role == DiveRole::Assistant && !text.is_empty() {
