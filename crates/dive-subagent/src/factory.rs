@@ -50,8 +50,10 @@ type HooksFor = dyn Fn(&Definition) -> Hooks + Send + Sync;
 /// tools, `maxTurns` as the tool round limit, the definition's `skills` preloaded in full
 /// into its system prompt (from [`with_skills`](Self::with_skills)), and hooks.
 ///
-/// The definition's `permissionMode` is applied through [`with_hooks_for`](Self::with_hooks_for)
-/// (a permission hook for the mode); `effort` is left to a custom factory.
+/// The definition's `effort` (`low`, `medium`, `high`, `xhigh`, `max`, `minimal`, `none`)
+/// becomes the subagent's reasoning effort (an unknown name is logged and ignored); its
+/// `permissionMode` is applied through [`with_hooks_for`](Self::with_hooks_for) (a permission
+/// hook for the mode).
 ///
 /// ```
 /// use dive_subagent::DefaultFactory;
@@ -197,7 +199,25 @@ impl AgentFactory for DefaultFactory {
             if let Some(turns) = def.max_turns {
                 builder = builder.tool_iteration_limit(turns);
             }
+            if let Some(effort) = def.effort.as_deref().and_then(|e| effort_of(&def.name, e)) {
+                builder = builder.model_settings(
+                    dive_agent::ModelSettings::new().reasoning(dive_core::Reasoning::effort(effort)),
+                );
+            }
             builder.build().map_err(|e| SubagentError::Build { subagent: def.name.clone(), source: e })
         })
     }
+}
+
+/// The reasoning effort an `effort` field names; `None` (logged) for a name there is none of.
+fn effort_of(subagent: &str, name: &str) -> Option<dive_core::ReasoningEffort> {
+    let parsed = serde_json::from_value(serde_json::Value::String(name.trim().to_ascii_lowercase())).ok();
+    if parsed.is_none() {
+        tracing::warn!(
+            subagent,
+            effort = name,
+            "a subagent's effort is none of low, medium, high, xhigh, max; ignored"
+        );
+    }
+    parsed
 }

@@ -263,7 +263,8 @@ async fn a_hard_cancel_of_the_parent_stops_the_subagent() {
 }
 
 #[tokio::test]
-async fn the_factory_preloads_a_definitions_skills_and_makes_hooks_for_its_permission_mode() {
+async fn the_factory_preloads_a_definitions_skills_applies_its_effort_and_makes_hooks_for_its_permission_mode()
+ {
     let model = ScriptedModel::new([
         agent_call("p1", "reviewer", "Review it.", false),
         ModelResponse::text("Reviewed."),
@@ -272,6 +273,7 @@ async fn the_factory_preloads_a_definitions_skills_and_makes_hooks_for_its_permi
     let mut reviewer = Definition::new("reviewer", "Reviews.").with_prompt("You review.");
     reviewer.skills = vec!["checklist".into(), "missing".into()];
     reviewer.permission_mode = Some("plan".into());
+    reviewer.effort = Some("High".into());
     let modes = Arc::new(Mutex::new(Vec::new()));
     let factory = DefaultFactory::new(model.clone())
         .with_skills(
@@ -298,6 +300,9 @@ async fn the_factory_preloads_a_definitions_skills_and_makes_hooks_for_its_permi
         "{system}"
     );
     assert_eq!(*modes.lock().unwrap(), [Some("plan".to_owned())]);
+    let reasoning = model.requests().all()[1].reasoning.clone();
+    assert_eq!(reasoning.and_then(|r| r.effort), Some(dive_core::ReasoningEffort::High), "effort: High");
+    assert!(model.requests().all()[0].reasoning.is_none(), "the parent's own requests keep theirs");
 }
 
 #[tokio::test]
