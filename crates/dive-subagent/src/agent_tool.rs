@@ -27,6 +27,9 @@ pub(crate) struct Input {
     /// read from the model's call.
     #[serde(skip)]
     pub(crate) model: Option<String>,
+    /// A reasoning effort for this run instead of the definition's (a forked skill's).
+    #[serde(skip)]
+    pub(crate) effort: Option<String>,
 }
 
 /// The `Agent` tool. Subagents it starts are single-use and never get the `Agent` tool
@@ -114,6 +117,9 @@ impl AgentTool {
         };
         if let Some(model) = input.model.as_deref() {
             definition.model = crate::definition::ModelChoice::parse(model);
+        }
+        if let Some(effort) = &input.effort {
+            definition.effort = Some(effort.clone());
         }
         let background = input.run_in_background || definition.background;
         let label = format!("{} ({})", input.description, definition.name);

@@ -1,8 +1,8 @@
 //! `context: fork` skills run by the `Agent` tool: [`AgentTool`] is a
 //! [`SkillFork`](dive_skill::SkillFork), so `SkillExtension::with_fork(agent_tool)` runs
 //! such a skill's instructions as the task of a fresh subagent (of the type its `agent` field
-//! names, else `general-purpose`) in the foreground, on the skill's `model` when it names one
-//! (resolved by the factory, as a definition's would be), and the model gets the answer.
+//! names, else `general-purpose`) in the foreground, on the skill's `model` and `effort` when it
+//! names them (as a definition's would be), and the model gets the answer.
 
 use dive_core::{BoxFuture, ToolContext, ToolResult};
 use dive_skill::{ExecutionContext, Skill, SkillFork};
@@ -27,6 +27,7 @@ impl SkillFork for AgentTool {
                 subagent_type,
                 run_in_background: false,
                 model: skill.model.clone(),
+                effort: skill.effort.clone(),
             };
             match self.run(input, ctx).await {
                 Ok(ToolResult::Output(output)) if !output.is_error => Ok(output.text_content()),
@@ -94,7 +95,7 @@ mod tests {
     async fn a_forked_skill_runs_on_the_model_it_names() {
         let skill = dive_skill::Skill::embedded(
             "skills/quick/SKILL.md",
-            "---\nname: quick\ndescription: Answers quickly. Use for quick questions.\ncontext: fork\nmodel: haiku\n---\nAnswer briefly.\n",
+            "---\nname: quick\ndescription: Answers quickly. Use for quick questions.\ncontext: fork\nmodel: haiku\neffort: low\n---\nAnswer briefly.\n",
         )
         .unwrap();
         let parent_model = ScriptedModel::new([
@@ -113,6 +114,8 @@ mod tests {
             .unwrap();
         assert_eq!(parent.run(RunOptions::text("quick one")).await.unwrap().output_text(), "Done.");
         assert_eq!(haiku.requests().len(), 1, "the skill ran on the model it names");
+        let effort = haiku.requests().all()[0].reasoning.clone().and_then(|r| r.effort);
+        assert_eq!(effort, Some(dive_core::ReasoningEffort::Low), "and at its effort");
         assert_eq!(parent_model.requests().len(), 2, "the parent's model ran only the parent");
     }
 }
