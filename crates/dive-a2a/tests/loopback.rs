@@ -326,3 +326,31 @@ async fn a_tools_traceparent_reaches_the_served_run() {
     assert!(plain.text.contains("none"), "{}", plain.text);
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_answers_to_one_question_run_once() {
+    let server =
+        common::serve(common::agent("asking", vec![Arc::new(common::AskName::new())]), common::memory())
+            .await;
+    let agent = Arc::new(client(&server.url()).await);
+    let waiting = agent.send_text("who am I?").await.unwrap();
+    assert!(waiting.is_input_required());
+    let answers = ["Ada", "Grace"].map(|name| {
+        let (agent, id) = (agent.clone(), waiting.id.clone());
+        async move { agent.send_text_on_task(&id, name).await }
+    });
+    let results = join_all(answers).await;
+    let done: Vec<_> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+    assert_eq!(done.len(), 1, "{results:?}");
+    assert!(done[0].is_completed(), "{:?}", done[0]);
+    let refused = results.iter().find_map(|r| r.as_ref().err()).unwrap();
+    assert_eq!(refused.rpc_code(), Some(dive_a2a::types::ErrorCode::UnsupportedOperation), "{refused}");
+    let task = agent.get_task(&waiting.id).await.unwrap();
+    assert_eq!(task.status.state, TaskState::Completed);
+    assert_eq!(
+        task.history.iter().filter(|m| m.role == dive_a2a::types::Role::User).count(),
+        2,
+        "the question's ask and one answer"
+    );
+    server.shutdown().await;
+}

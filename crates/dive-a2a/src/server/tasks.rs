@@ -50,7 +50,7 @@ pub(crate) struct Tasks {
     agent: Arc<Agent>,
     store: TaskStore,
     run_values: Option<RunValues>,
-    running: Arc<Mutex<HashMap<String, Running>>>,
+    running: Arc<Mutex<HashMap<String, Option<Running>>>>,
 }
 
 /// Builds the values of each task's run from the request's W3C `traceparent` (`None` when it
@@ -78,7 +78,7 @@ impl Tasks {
         self.run_values.as_ref().map_or_else(Values::new, |make| make(traceparent))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<Running>>> {
         self.running.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -151,15 +151,33 @@ impl Tasks {
     async fn resume(
         &self,
         task_id: &str,
+        message: Message,
+        traceparent: Option<&str>,
+    ) -> Result<Started, RpcError> {
+        // Reserve the task (a `None` entry) so two answers to one question cannot both run.
+        {
+            let mut running = self.lock();
+            if running.contains_key(task_id) {
+                return Err(RpcError::new(
+                    ErrorCode::UnsupportedOperation,
+                    format!("task {task_id} is still running; wait for it to end or need input"),
+                ));
+            }
+            running.insert(task_id.to_owned(), None);
+        }
+        let started = self.resume_reserved(task_id, message, traceparent).await;
+        if started.is_err() {
+            self.lock().remove(task_id);
+        }
+        started
+    }
+
+    async fn resume_reserved(
+        &self,
+        task_id: &str,
         mut message: Message,
         traceparent: Option<&str>,
     ) -> Result<Started, RpcError> {
-        if self.lock().contains_key(task_id) {
-            return Err(RpcError::new(
-                ErrorCode::UnsupportedOperation,
-                format!("task {task_id} is still running; wait for it to end or need input"),
-            ));
-        }
         let (mut task, session) =
             self.store.get(task_id).await.map_err(internal)?.ok_or_else(|| not_found(task_id))?;
         if message.context_id.as_deref().is_some_and(|c| c != task.context_id) {
@@ -200,7 +218,7 @@ impl Tasks {
         let cancel = CancellationToken::new();
         self.lock().insert(
             task.id.clone(),
-            Running { cancel: cancel.clone(), events: events.clone(), done: done.clone() },
+            Some(Running { cancel: cancel.clone(), events: events.clone(), done: done.clone() }),
         );
         let _ = events.send(Event { response: status_event(&task), last: false });
         let sink = events.clone();
@@ -318,7 +336,16 @@ impl Tasks {
 
     /// Cancels a running or waiting task; a finished one cannot be cancelled.
     pub(crate) async fn cancel(&self, id: &str) -> Result<Task, RpcError> {
-        let running = self.lock().get(id).map(|r| (r.cancel.clone(), r.done.clone()));
+        let running = match self.lock().get(id) {
+            Some(Some(r)) => Some((r.cancel.clone(), r.done.clone())),
+            Some(None) => {
+                return Err(RpcError::new(
+                    ErrorCode::UnsupportedOperation,
+                    format!("task {id} is being resumed; cancel it once it runs"),
+                ));
+            }
+            None => None,
+        };
         if let Some((cancel, mut done)) = running {
             cancel.cancel();
             let task = done.wait_for(Option::is_some).await.map(|t| t.clone()).ok().flatten();
@@ -359,7 +386,7 @@ impl Tasks {
         &self,
         id: &str,
     ) -> Result<(Task, Option<broadcast::Receiver<Event>>), RpcError> {
-        let receiver = self.lock().get(id).map(|r| r.events.subscribe());
+        let receiver = self.lock().get(id).and_then(Option::as_ref).map(|r| r.events.subscribe());
         let task = self.get(id, None).await?;
         if receiver.is_none() && task.status.state.is_terminal() {
             return Err(RpcError::new(
@@ -376,7 +403,7 @@ impl Tasks {
 struct RunEnd {
     events: broadcast::Sender<Event>,
     done: watch::Sender<Option<Task>>,
-    running: Arc<Mutex<HashMap<String, Running>>>,
+    running: Arc<Mutex<HashMap<String, Option<Running>>>>,
 }
 
 impl RunEnd {
