@@ -45,6 +45,9 @@ mod store;
 mod tool;
 pub mod types;
 
+/// The axum this crate serves on, re-exported because [`A2aServer::router`] returns its
+/// `Router`: mount it in your app with this copy, never a second one.
+pub use axum;
 pub use client::{RemoteAgent, TaskResult};
 pub use error::{ClientError, ServerError};
 pub use server::{
