@@ -259,11 +259,17 @@ fn blocking_client(timeout: Duration) -> Result<reqwest::blocking::Client, Strin
 
 /// The SDK providers [`init_from_env`] built. Dropping it flushes and shuts both down (the
 /// exports block the dropping thread for at most the export timeout).
-#[derive(Debug)]
 pub struct OtelGuard {
     tracer_provider: SdkTracerProvider,
     meter_provider: SdkMeterProvider,
     shut: bool,
+}
+
+impl std::fmt::Debug for OtelGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The providers' own Debug reaches the exporters' configuration; header values stay out.
+        f.debug_struct("OtelGuard").field("shut", &self.shut).finish_non_exhaustive()
+    }
 }
 
 impl OtelGuard {
