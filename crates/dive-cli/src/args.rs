@@ -152,6 +152,9 @@ pub enum Command {
     /// MCP: serve the workspace tools to another MCP client.
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// A2A: serve this agent to other agents, or call a remote one.
+    #[command(subcommand)]
+    A2a(A2aCommand),
     /// Trust the workspace, so its own skills, commands (`.claude/commands`) and agent files
     /// load; interactive mode asks once when it finds them.
     Trust {
@@ -196,5 +199,31 @@ pub enum McpCommand {
         /// Serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio.
         #[arg(long, value_name = "ADDR")]
         http: Option<std::net::SocketAddr>,
+    },
+}
+
+/// `dive a2a …` (`DIVE_A2A_TOKEN`, when set, is the bearer token served and sent).
+#[derive(Debug, Subcommand)]
+pub enum A2aCommand {
+    /// Serves the configured agent (model, tools, permission mode, skills, MCP servers) over
+    /// A2A 1.0 (JSON-RPC and HTTP+JSON); tasks are kept in the session directory.
+    Serve {
+        /// The address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: String,
+        /// The public URL the agent card announces (default: the bound address).
+        #[arg(long)]
+        url: Option<String>,
+    },
+    /// Sends a prompt to a remote A2A agent and prints its answer (exit 3 when it asks a
+    /// question: answer with --task).
+    Call {
+        /// The agent's base URL (its card is read from /.well-known/agent-card.json).
+        url: String,
+        /// The prompt.
+        prompt: String,
+        /// Continue this task (answer the question it asked).
+        #[arg(long)]
+        task: Option<String>,
     },
 }

@@ -9,6 +9,7 @@ macro_rules! say {
     };
 }
 
+mod a2a;
 mod args;
 mod bypass;
 mod cancel;
@@ -99,6 +100,19 @@ async fn run_inner(mut args: Args, provenance: Arc<provenance::Provenance>) -> R
             let served = setup::served_tools(&args)?;
             mcp::serve(served.tools, served.permissions, http).await?;
             return Ok(0);
+        }
+        Some(Command::A2a(args::A2aCommand::Call { url, prompt, task })) => {
+            return a2a::call(&url, &prompt, task.as_deref(), a2a::token_from_env()).await;
+        }
+        Some(Command::A2a(args::A2aCommand::Serve { addr, url })) => {
+            let store = setup::open_store(&args)?;
+            let id = dive::new_id("session");
+            let setup = setup::build(&args, Arc::clone(&store), &id, false, Arc::new(NoDialog), None).await?;
+            bypass::warn(setup.manager.mode());
+            let session_dir = setup::session_dir(&args)?;
+            return a2a::serve(setup.agent, &session_dir, &addr, url, a2a::token_from_env())
+                .await
+                .map(|()| 0);
         }
         Some(Command::Trust { revoke }) => {
             trust::command(&setup::session_dir(&args)?, &setup::workspace_root(&args)?, revoke)?;

@@ -1,0 +1,61 @@
+//! The real `dive` binary and A2A: `dive a2a serve` exposes the agent (on the mock model) and
+//! `dive a2a call` — another real process — asks it, with the bearer token both sides read from
+//! `DIVE_A2A_TOKEN`; a call without the token is refused.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Lines, MockApi, Reply, dirs, request_text, stderr_of, stdout_of};
+
+/// A port free right now on 127.0.0.1.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+struct Served(Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a2a_call_asks_the_agent_a2a_serve_exposes() {
+    let api = MockApi::start(vec![Reply::Text("Served over A2A.")]).await;
+    let (sessions, workspace) = dirs();
+    let port = free_port();
+    let mut serve = api
+        .dive(sessions.path(), workspace.path())
+        .args(["a2a", "serve", "--addr", &format!("127.0.0.1:{port}")])
+        .env("DIVE_A2A_TOKEN", "a2a-secret-token")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = Lines::read(serve.stderr.take().unwrap());
+    let _served = Served(serve);
+    lines.wait_for("serving A2A at", Duration::from_secs(60));
+    let url = format!("http://127.0.0.1:{port}/");
+
+    let refused =
+        api.dive(sessions.path(), workspace.path()).args(["a2a", "call", &url, "hello"]).output().unwrap();
+    assert!(!refused.status.success(), "a call without the token was served");
+
+    let started = Instant::now();
+    let out = api
+        .dive(sessions.path(), workspace.path())
+        .args(["a2a", "call", &url, "hello from the caller"])
+        .env("DIVE_A2A_TOKEN", "a2a-secret-token")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(stdout_of(&out), "Served over A2A.\n");
+    assert!(started.elapsed() < Duration::from_secs(60));
+    assert!(request_text(&api.bodies()[0]).contains("hello from the caller"), "the prompt reached the model");
+    assert!(!stderr_of(&out).contains("a2a-secret-token"), "the token is never printed");
+    assert!(sessions.path().join("a2a-tasks.db").exists(), "tasks are kept in the session directory");
+}
