@@ -31,9 +31,10 @@ pub struct ParentContext(pub Context);
 /// Where a run's open spans are, kept in the run's own values (never process-wide): the
 /// `invoke_agent` context that `chat` and `execute_tool` spans hang under, and each running
 /// tool call's context, by call id, for what the tool starts (a subagent, an MCP or A2A
-/// request).
+/// request). Keyed by tracer, so two `OtelTracer`s behind one `MultiTracer` keep their own
+/// trees.
 #[derive(Clone, Default)]
-pub(crate) struct RunSpans(Arc<Mutex<RunState>>);
+pub(crate) struct RunSpans(Arc<Mutex<HashMap<usize, RunState>>>);
 
 #[derive(Default)]
 struct RunState {
@@ -51,20 +52,38 @@ impl RunSpans {
         spans
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, RunState> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<usize, RunState>> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn agent(&self) -> Option<Context> {
-        self.lock().agent.clone()
+    fn set_agent(&self, tracer: usize, cx: Context) {
+        self.lock().entry(tracer).or_default().agent = Some(cx);
     }
 
+    fn agent(&self, tracer: usize) -> Option<Context> {
+        self.lock().get(&tracer).and_then(|s| s.agent.clone())
+    }
+
+    fn open_tool(&self, tracer: usize, call_id: String, cx: Context) {
+        self.lock().entry(tracer).or_default().tools.insert(call_id, cx);
+    }
+
+    fn close_tool(&self, tracer: usize, call_id: &str) {
+        if let Some(state) = self.lock().get_mut(&tracer) {
+            state.tools.remove(call_id);
+        }
+    }
+
+    /// The run's `invoke_agent` context (of any tracer).
     pub(crate) fn agent_context(&self) -> Option<Context> {
-        self.agent()
+        self.lock().values().find_map(|s| s.agent.clone())
     }
 
+    /// A running call's `execute_tool` context (of any tracer).
     pub(crate) fn tool(run: &RunInfo, call_id: &str) -> Option<Context> {
-        run.values.get::<RunSpans>().and_then(|s| s.lock().tools.get(call_id).cloned())
+        run.values
+            .get::<RunSpans>()
+            .and_then(|s| s.lock().values().find_map(|st| st.tools.get(call_id).cloned()))
     }
 }
 
@@ -196,6 +215,11 @@ impl OtelTracer {
             capture: Capture::default(),
             meter: None,
         }
+    }
+
+    /// This tracer's identity in a run's [`RunSpans`].
+    fn key(&self) -> usize {
+        Arc::as_ptr(&self.inner).addr()
     }
 
     pub(crate) fn otel(&self) -> &BoxedTracer {
@@ -372,7 +396,7 @@ impl ToolCallSpan for Tool {
         }
     }
     fn end(self: Box<Self>) {
-        self.spans.lock().tools.remove(&self.call_id);
+        self.spans.close_tool(self.tracer.key(), &self.call_id);
         if let Some(m) = &self.tracer.inner.metrics {
             let mut attrs = vec![
                 KeyValue::new(semconv::OPERATION_NAME, operation::EXECUTE_TOOL),
@@ -416,7 +440,7 @@ impl Tracer for OtelTracer {
             attributes,
             &parent,
         );
-        RunSpans::of(run).lock().agent = Some(cx.clone());
+        RunSpans::of(run).set_agent(self.key(), cx.clone());
         Box::new(AgentSpan { cx, tracer: self.clone() })
     }
 
@@ -428,7 +452,7 @@ impl Tracer for OtelTracer {
         streaming: bool,
     ) -> Box<dyn ChatSpan> {
         let inner = &self.inner;
-        let parent = RunSpans::of(run).agent().unwrap_or_else(Context::current);
+        let parent = RunSpans::of(run).agent(self.key()).unwrap_or_else(Context::current);
         let model = request.model.clone().unwrap_or_default();
         let mut metric_attrs = vec![
             KeyValue::new(semconv::OPERATION_NAME, operation::CHAT),
@@ -480,7 +504,7 @@ impl Tracer for OtelTracer {
     fn start_tool_call(&self, run: &RunInfo, call: &ToolUse) -> Box<dyn ToolCallSpan> {
         let inner = &self.inner;
         let spans = RunSpans::of(run);
-        let parent = spans.agent().unwrap_or_else(Context::current);
+        let parent = spans.agent(self.key()).unwrap_or_else(Context::current);
         let mut attributes = vec![
             KeyValue::new(semconv::OPERATION_NAME, operation::EXECUTE_TOOL),
             KeyValue::new(semconv::TOOL_NAME, call.name.clone()),
@@ -497,7 +521,7 @@ impl Tracer for OtelTracer {
             attributes,
             &parent,
         );
-        spans.lock().tools.insert(call.id.clone(), cx.clone());
+        spans.open_tool(self.key(), call.id.clone(), cx.clone());
         Box::new(Tool {
             cx,
             tracer: self.clone(),

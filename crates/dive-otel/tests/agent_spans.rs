@@ -338,3 +338,24 @@ async fn runs_of_a_workflow_hang_under_its_invoke_workflow_span() {
         .sum();
     assert_eq!(workflow_points, 1, "gen_ai.workflow.duration recorded once");
 }
+
+#[tokio::test]
+async fn two_tracers_behind_a_multi_tracer_keep_their_own_trees() {
+    let (a, b) = (Sdk::new(), Sdk::new());
+    let multi = dive_core::trace::MultiTracer::new(vec![
+        std::sync::Arc::new(a.tracer().build()),
+        std::sync::Arc::new(b.tracer().build()),
+    ]);
+    let model = echo_model();
+    let agent =
+        Agent::builder().name("helper").model(model).tools(vec![echo()]).tracer(multi).build().unwrap();
+    agent.run("ping").await.unwrap();
+    for sdk in [&a, &b] {
+        let spans = sdk.finished();
+        let run = one(&spans, "invoke_agent helper");
+        assert_eq!(spans.len(), 4, "each provider gets the whole tree");
+        for s in spans.iter().filter(|s| s.name != "invoke_agent helper") {
+            assert_eq!(s.parent_span_id, run.span_context.span_id(), "{} under its own tracer's run", s.name);
+        }
+    }
+}
