@@ -1,8 +1,12 @@
 //! [`Catalog`]: the subagent kinds the `Agent` tool offers, by name, with the diagnostics
 //! found loading them.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use crate::definition::{Definition, Source};
 use crate::diagnostic::{Diagnostic, Problem, Severity};
+use crate::external::{External, ExternalAgent};
 
 /// Subagent definitions by name (first added wins), and what went wrong loading them.
 ///
@@ -16,6 +20,8 @@ use crate::diagnostic::{Diagnostic, Problem, Severity};
 pub struct Catalog {
     definitions: Vec<Definition>,
     diagnostics: Vec<Diagnostic>,
+    /// The types that run elsewhere, by definition name.
+    externals: HashMap<String, External>,
 }
 
 impl Catalog {
@@ -41,6 +47,21 @@ impl Catalog {
         self.definitions.retain(|d| d.name != definition.name);
         self.definitions.push(definition);
         self
+    }
+
+    /// Adds a subagent type that runs elsewhere (a remote A2A agent): `definition` gives its
+    /// name and description (its prompt and tool fields are not used), `agent` runs it.
+    /// Replaces a type of the same name.
+    #[must_use]
+    pub fn with_external(mut self, definition: Definition, agent: Arc<dyn ExternalAgent>) -> Self {
+        self.externals.insert(definition.name.clone(), External(agent));
+        self.with(definition)
+    }
+
+    /// The agent that runs the type `name`, when it runs elsewhere.
+    #[must_use]
+    pub fn external(&self, name: &str) -> Option<Arc<dyn ExternalAgent>> {
+        self.externals.get(name).map(|e| Arc::clone(&e.0))
     }
 
     /// Adds a definition unless one of that name is already in; a file-backed loser is

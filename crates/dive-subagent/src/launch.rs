@@ -27,6 +27,25 @@ pub struct Report {
 }
 
 impl Report {
+    /// A run that finished with `answer`.
+    #[must_use]
+    pub fn answered(answer: impl Into<String>) -> Self {
+        Self { answer: answer.into(), stopped: None, usage: Usage::default() }
+    }
+
+    /// A run that stopped early for `reason`, with the partial `answer` it had (may be empty).
+    #[must_use]
+    pub fn stopped(answer: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self { answer: answer.into(), stopped: Some(reason.into()), usage: Usage::default() }
+    }
+
+    /// The usage and cost of its model calls.
+    #[must_use]
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
+    }
+
     /// Whether it finished on its own.
     #[must_use]
     pub fn is_complete(&self) -> bool {
@@ -87,6 +106,9 @@ impl Launcher {
         soft: SoftCancel,
         cancel: CancellationToken,
     ) -> Report {
+        if let Some(external) = self.catalog.external(&definition.name) {
+            return external.run(prompt, cancel).await;
+        }
         let tools: Vec<Arc<dyn Tool>> =
             self.parent_tools.iter().filter(|t| definition.allows(t.name())).cloned().collect();
         let worktree = match definition.isolation {

@@ -338,3 +338,51 @@ async fn a_soft_cancel_of_the_parent_stops_the_subagent_at_its_next_step() {
     let result = sub.result.unwrap();
     assert!(result.contains("stopped early (canceled") && result.contains("Stepping once."), "{result}");
 }
+
+/// A subagent type that runs elsewhere: it upper-cases its task, or waits for its cancel.
+struct Shouter;
+
+impl dive_subagent::ExternalAgent for Shouter {
+    fn run<'a>(
+        &'a self,
+        task: String,
+        cancel: CancellationToken,
+    ) -> dive_core::BoxFuture<'a, dive_subagent::Report> {
+        Box::pin(async move {
+            if task.contains("wait") {
+                cancel.cancelled().await;
+                return dive_subagent::Report::stopped("", "canceled by the parent");
+            }
+            dive_subagent::Report::answered(task.to_uppercase()).with_usage(Usage::new(5, 3))
+        })
+    }
+}
+
+#[tokio::test]
+async fn an_external_subagent_type_runs_elsewhere_and_its_answer_reaches_the_parent() {
+    let model = ScriptedModel::new([
+        agent_call("p1", "shouter", "hello there", false),
+        ModelResponse::text("It shouted."),
+        agent_call("p2", "shouter", "wait for it", true),
+        ModelResponse::text("Started."),
+    ]);
+    let catalog = Catalog::with_builtins()
+        .with_external(Definition::new("shouter", "Shouts the task back (remote)."), Arc::new(Shouter));
+    let agent_tool = AgentTool::new(catalog, DefaultFactory::new(model.clone()));
+    assert!(agent_tool.description().contains("- shouter: Shouts the task back (remote)."));
+    let orchestration = Orchestration::new(agent_tool);
+    let parent = Agent::builder().model(model.clone()).extension(orchestration.clone()).build().unwrap();
+    let response = parent.run(RunOptions::text("shout it")).await.unwrap();
+    assert_eq!(response.output_text(), "It shouted.");
+    let requests = model.requests().all();
+    assert_eq!(requests.len(), 2, "the external type used none of the parent's model calls");
+    assert!(text_of(requests[1].messages.last().unwrap()).contains("HELLO THERE"));
+    assert_eq!(response.usage.total_tokens(), 8, "its usage rolls up too");
+
+    // In the background, TaskStop's cancel reaches it.
+    parent.run(RunOptions::text("again, in the background")).await.unwrap();
+    let run = orchestration.runs().list().into_iter().find(|r| r.status == RunStatus::Running).unwrap();
+    orchestration.runs().stop(&run.id).unwrap();
+    let done = orchestration.runs().wait(&run.id).await.unwrap();
+    assert_eq!(done.status, RunStatus::Stopped, "{done:?}");
+}
