@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use dive_core::{BoxFuture, SoftCancel, Tool, ToolContext, ToolError, ToolResult};
+use dive_core::{BoxFuture, SoftCancel, Tool, ToolContext, ToolError, ToolResult, Values};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -51,7 +51,11 @@ pub struct AgentTool {
     runs: Runs,
     description: String,
     schema: Value,
+    run_values: Option<Arc<RunValuesFn>>,
 }
+
+/// Makes the values a subagent's run starts with from the parent's `Agent` call.
+type RunValuesFn = dyn Fn(&ToolContext) -> Values + Send + Sync;
 
 impl std::fmt::Debug for AgentTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -70,7 +74,7 @@ impl AgentTool {
             repo: None,
         };
         let (description, schema) = describe(&launcher.catalog);
-        Self { launcher, runs: Runs::new(), description, schema }
+        Self { launcher, runs: Runs::new(), description, schema, run_values: None }
     }
 
     /// The parent's tools, which subagents inherit as their definitions allow (the `Agent`
@@ -93,6 +97,15 @@ impl AgentTool {
     #[must_use]
     pub fn with_repo(mut self, repo: impl Into<PathBuf>) -> Self {
         self.launcher.repo = Some(repo.into());
+        self
+    }
+
+    /// The values each subagent's run starts with, made from the parent's `Agent` call: the
+    /// place for trace context, so a subagent's spans are children of the parent's
+    /// `execute_tool` (with dive-otel: `with_run_values(dive_otel::propagation::child_values)`).
+    #[must_use]
+    pub fn with_run_values(mut self, make: impl Fn(&ToolContext) -> Values + Send + Sync + 'static) -> Self {
+        self.run_values = Some(Arc::new(make));
         self
     }
 
@@ -125,11 +138,13 @@ impl AgentTool {
         let label = format!("{} ({})", input.description, definition.name);
         let handle = self.runs.start(RunKind::Agent, label, background);
         let launcher = self.launcher.clone();
+        let values = self.run_values.as_ref().map_or_else(Values::new, |make| make(&ctx));
         let run = {
             let handle = handle.clone();
             let soft = if background { SoftCancel::new() } else { ctx.cancel.child() };
             async move {
-                let report = launcher.run(&definition, input.prompt, soft, handle.token().clone()).await;
+                let cancel = handle.token().clone();
+                let report = launcher.run(&definition, input.prompt, values, soft, cancel).await;
                 record(&handle, &report);
                 report
             }

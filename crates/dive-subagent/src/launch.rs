@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use dive_agent::{AgentError, CancellationToken, RunOptions};
-use dive_core::{Message, OutcomeReason, Response, Role, SoftCancel, Tool, ToolOutput, TurnStatus, Usage};
+use dive_core::{
+    Message, OutcomeReason, Response, Role, SoftCancel, Tool, ToolOutput, TurnStatus, Usage, Values,
+};
 
 use crate::catalog::Catalog;
 use crate::definition::{Definition, Isolation};
@@ -103,6 +105,7 @@ impl Launcher {
         &self,
         definition: &Definition,
         prompt: String,
+        values: Values,
         soft: SoftCancel,
         cancel: CancellationToken,
     ) -> Report {
@@ -124,7 +127,8 @@ impl Launcher {
         let workdir = worktree.as_ref().map(|t| t.path().to_owned());
         let report = match self.factory.build(Spawn { definition, tools, workdir }).await {
             Ok(agent) => {
-                let options = RunOptions::text(prompt).with_soft_cancel(soft).with_cancel(cancel);
+                let options =
+                    RunOptions::text(prompt).with_values(values).with_soft_cancel(soft).with_cancel(cancel);
                 report_of(agent.run(options).await)
             }
             Err(e) => failed(e.to_string()),

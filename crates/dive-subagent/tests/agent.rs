@@ -386,3 +386,39 @@ async fn an_external_subagent_type_runs_elsewhere_and_its_answer_reaches_the_par
     let done = orchestration.runs().wait(&run.id).await.unwrap();
     assert_eq!(done.status, RunStatus::Stopped, "{done:?}");
 }
+
+/// What a parent hands its subagents through `with_run_values` (trace context, in practice).
+#[derive(Clone)]
+struct FromParent(String);
+
+#[tokio::test]
+async fn run_values_made_from_the_parents_call_reach_the_subagents_tools() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let probe: Arc<dyn Tool> = {
+        let seen = seen.clone();
+        Arc::new(FunctionTool::new("probe", "Probes.", move |_input: Value, ctx: ToolContext| {
+            let seen = seen.clone();
+            async move {
+                seen.lock().unwrap().push(ctx.run.values.get::<FromParent>().map(|v| v.0));
+                Ok::<_, ToolError>("probed")
+            }
+        }))
+    };
+    let model = ScriptedModel::new([
+        agent_call("p1", "general-purpose", "Probe it.", false),
+        ModelResponse::tool_calls(vec![ToolUse::new("s1", "probe", json!({}))]),
+        ModelResponse::text("Probed."),
+        ModelResponse::text("Done."),
+    ]);
+    let agent_tool = AgentTool::new(Catalog::with_builtins(), DefaultFactory::new(model.clone()))
+        .with_parent_tools([probe])
+        .with_run_values(|ctx| {
+            let values = dive_core::Values::new();
+            values.insert(FromParent(format!("from call {}", ctx.call_id)));
+            values
+        });
+    let parent =
+        Agent::builder().model(model.clone()).extension(Orchestration::new(agent_tool)).build().unwrap();
+    parent.run(RunOptions::text("go")).await.unwrap();
+    assert_eq!(*seen.lock().unwrap(), [Some("from call p1".to_owned())]);
+}

@@ -200,10 +200,11 @@ impl Run {
         iteration: u32,
         last_call: bool,
     ) -> Result<ModelResponse, Exit> {
-        let (request, appended) = self.build_request(tools, last_call);
+        let (mut request, appended) = self.build_request(tools, last_call);
         let model = Arc::clone(&self.model);
         let streaming = self.agent.inner.settings.streams(model.supports_streaming());
-        let requested = request.model.clone().unwrap_or_else(|| model.model().to_owned());
+        // The model asked for is always named, so tracers and records see it from the start.
+        let requested = request.model.get_or_insert_with(|| model.model().to_owned()).clone();
         let mut record = ModelCallRecord::new(iteration, model.provider(), requested.clone());
         record.streamed = streaming;
         let mut span = self.agent.inner.tracer.start_chat(&self.info, model.provider(), &request, streaming);
