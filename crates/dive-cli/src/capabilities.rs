@@ -36,13 +36,17 @@ struct CurrentModel {
     model: Arc<Mutex<Arc<dyn Llm>>>,
     hooks: Hooks,
     skills: SkillSet,
+    tracer: Option<Arc<dyn dive::Tracer>>,
 }
 
 impl AgentFactory for CurrentModel {
     fn build<'a>(&'a self, spawn: Spawn<'a>) -> BoxFuture<'a, Result<Agent, SubagentError>> {
         let model = Arc::clone(&self.model.lock().unwrap_or_else(PoisonError::into_inner));
-        let factory =
+        let mut factory =
             DefaultFactory::from_arc(model).with_hooks(self.hooks.clone()).with_skills(self.skills.clone());
+        if let Some(tracer) = &self.tracer {
+            factory = factory.with_tracer(Arc::clone(tracer));
+        }
         Box::pin(async move { factory.build(spawn).await })
     }
 }
@@ -55,6 +59,8 @@ pub struct Parts {
     pub parent_tools: Vec<Arc<dyn Tool>>,
     /// The hooks every subagent gets (the permission hook).
     pub hooks: Hooks,
+    /// The tracer subagents report to, when tracing is on (the parent's).
+    pub tracer: Option<dive::otel::OtelTracer>,
 }
 
 impl Capabilities {
@@ -80,11 +86,16 @@ impl Capabilities {
         }
         let model = parts.as_ref().map(|parts| Arc::new(Mutex::new(Arc::clone(&parts.model))));
         let orchestration = parts.zip(model.clone()).map(|(parts, model)| {
-            let factory = CurrentModel { model, hooks: parts.hooks, skills: skills.clone() };
-            let agent = AgentTool::new(catalog, factory)
-                .with_parent_tools(parts.parent_tools)
-                .with_runs(Runs::new())
-                .with_repo(workspace);
+            let tracing = parts.tracer.is_some();
+            let tracer = parts.tracer.map(|t| Arc::new(t) as Arc<dyn dive::Tracer>);
+            let factory = CurrentModel { model, hooks: parts.hooks, skills: skills.clone(), tracer };
+            let mut agent = AgentTool::new(catalog, factory);
+            if tracing {
+                // A subagent's spans are children of the parent's `execute_tool`.
+                agent = agent.with_run_values(dive::otel::propagation::child_values);
+            }
+            let agent =
+                agent.with_parent_tools(parts.parent_tools).with_runs(Runs::new()).with_repo(workspace);
             Orchestration::new(agent).with_todos(TodoTracker::new())
         });
         let mut extension = SkillExtension::new(skills);
@@ -144,7 +155,12 @@ mod tests {
         let first = ScriptedModel::new([ModelResponse::text("from the first")]);
         let second = ScriptedModel::new([ModelResponse::text("from the second")]);
         let workspace = tempfile::tempdir().unwrap();
-        let parts = Parts { model: Arc::new(first.clone()), parent_tools: Vec::new(), hooks: Hooks::new() };
+        let parts = Parts {
+            model: Arc::new(first.clone()),
+            parent_tools: Vec::new(),
+            hooks: Hooks::new(),
+            tracer: None,
+        };
         let capabilities = Capabilities::build(workspace.path(), false, SkillSet::new(), Some(parts));
         let agent = capabilities.orchestration.as_ref().unwrap().agent().clone();
         let input = json!({"description": "ask", "prompt": "hi", "subagent_type": "general-purpose"});

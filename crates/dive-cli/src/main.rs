@@ -107,12 +107,14 @@ async fn run_inner(mut args: Args, provenance: Arc<provenance::Provenance>) -> R
         Some(Command::A2a(args::A2aCommand::Serve { addr, url })) => {
             let store = setup::open_store(&args)?;
             let id = dive::new_id("session");
-            let setup = setup::build(&args, Arc::clone(&store), &id, false, Arc::new(NoDialog), None).await?;
+            let mut setup =
+                setup::build(&args, Arc::clone(&store), &id, false, Arc::new(NoDialog), None).await?;
             bypass::warn(setup.manager.mode());
             let session_dir = setup::session_dir(&args)?;
-            return a2a::serve(setup.agent, &session_dir, &addr, url, a2a::token_from_env())
-                .await
-                .map(|()| 0);
+            let otel = setup.otel.take();
+            let served = a2a::serve(setup.agent, &session_dir, &addr, url, a2a::token_from_env()).await;
+            setup::flush_otel(otel).await;
+            return served.map(|()| 0);
         }
         Some(Command::Trust { revoke }) => {
             trust::command(&setup::session_dir(&args)?, &setup::workspace_root(&args)?, revoke)?;
@@ -146,6 +148,7 @@ async fn run_inner(mut args: Args, provenance: Arc<provenance::Provenance>) -> R
         let code = print_mode::run(&setup, prompt, args.output_format).await;
         setup.capabilities.stop_background().await;
         setup.guard.finish().await;
+        setup::flush_otel(setup.otel.take()).await;
         drop(setup);
         close_store(&store).await;
         return Ok(u8::try_from(code).unwrap_or(1));

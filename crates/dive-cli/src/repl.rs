@@ -147,6 +147,7 @@ impl Repl {
         }
         self.setup.capabilities.stop_background().await;
         self.setup.guard.finish().await;
+        crate::setup::flush_otel(self.setup.otel.take()).await;
         self.setup.guard.signal_exit().unwrap_or(0)
     }
 

@@ -31,6 +31,8 @@ pub struct Setup {
     pub mcp: Option<dive::mcp::McpManager>,
     /// Whether the workspace is trusted (its own settings, skills, agents and servers apply).
     pub trusted: bool,
+    /// OpenTelemetry export, when the `OTEL_EXPORTER_OTLP_*` variables ask for it.
+    pub otel: Option<dive::otel::otlp::OtelGuard>,
 }
 
 /// The terminal in interactive mode: questions are asked there and retries shown around the
@@ -164,6 +166,15 @@ pub fn served_tools(args: &Args) -> Result<Served, String> {
     Ok(Served { tools: Toolkit::new(workspace).tools(), permissions: permissions(args, cli.settings)? })
 }
 
+/// Exports what is left of the traces and metrics and stops the exporters (off the async
+/// threads: shutting down blocks up to the export timeout); an export failure is a warning.
+pub async fn flush_otel(otel: Option<dive::otel::otlp::OtelGuard>) {
+    let Some(otel) = otel else { return };
+    if let Ok(Err(e)) = tokio::task::spawn_blocking(move || otel.shutdown()).await {
+        eprintln!("dive: warning: exporting the last traces failed: {e}");
+    }
+}
+
 /// Builds the agent for `session_id`.
 pub async fn build(
     args: &Args,
@@ -213,10 +224,14 @@ pub async fn build(
     let settings_files = cli.settings.files.clone();
     let manager = permissions(args, cli.settings)?;
     let hook = PermissionHook::new(Arc::clone(&manager)).with_dialog(dialog);
+    let otel = dive::otel::otlp::init_from_env()
+        .map_err(|e| format!("cannot start OpenTelemetry export from the OTEL_* variables: {e}"))?;
+    let tracer = otel.as_ref().map(dive::otel::otlp::OtelGuard::tracer);
     let parts = (!model.offline).then(|| crate::capabilities::Parts {
         model: Arc::clone(&model.llm),
         parent_tools: toolkit.tools().into_iter().filter(|t| t.name() != "AskUserQuestion").collect(),
         hooks: Hooks::new().on_pre_tool_use(hook.clone()),
+        tracer: tracer.clone(),
     });
     let capabilities = crate::capabilities::Capabilities::build(&workspace_path, trusted, skills, parts);
     let session = store.open(session_id).await.map_err(|e| e.to_string())?;
@@ -249,6 +264,9 @@ pub async fn build(
     if let Some(manager) = &mcp {
         builder = builder.toolset(manager.clone());
     }
+    if let Some(tracer) = tracer {
+        builder = builder.tracer(tracer);
+    }
     let agent = builder.build().map_err(|e| e.to_string())?;
     let guard = crate::guard::Guard::new(session_dir(args)?);
     Ok(Setup {
@@ -264,5 +282,6 @@ pub async fn build(
         capabilities,
         mcp,
         trusted,
+        otel,
     })
 }

@@ -70,6 +70,7 @@ pub struct DefaultFactory {
     hooks_for: Option<Arc<HooksFor>>,
     tools_for: Option<Arc<ToolsFor>>,
     skills: dive_skill::SkillSet,
+    tracer: Option<Arc<dyn dive_core::Tracer>>,
 }
 
 impl std::fmt::Debug for DefaultFactory {
@@ -97,6 +98,7 @@ impl DefaultFactory {
             hooks_for: None,
             tools_for: None,
             skills: dive_skill::SkillSet::new(),
+            tracer: None,
         }
     }
 
@@ -123,6 +125,14 @@ impl DefaultFactory {
         hooks_for: impl Fn(&Definition) -> Hooks + Send + Sync + 'static,
     ) -> Self {
         self.hooks_for = Some(Arc::new(hooks_for));
+        self
+    }
+
+    /// The tracer every subagent reports to (the parent's, so its spans sit in the same trace;
+    /// pair it with `AgentTool::with_run_values` for the parent link).
+    #[must_use]
+    pub fn with_tracer(mut self, tracer: Arc<dyn dive_core::Tracer>) -> Self {
+        self.tracer = Some(tracer);
         self
     }
 
@@ -195,6 +205,9 @@ impl AgentFactory for DefaultFactory {
                 hooks.extend(hooks_for(def));
             }
             builder = builder.hooks(hooks);
+            if let Some(tracer) = &self.tracer {
+                builder = builder.tracer(Arc::clone(tracer));
+            }
             builder = builder.model(self.model_for(def)?);
             if let Some(turns) = def.max_turns {
                 builder = builder.tool_iteration_limit(turns);
