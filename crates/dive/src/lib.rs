@@ -73,14 +73,14 @@ pub use dive_skill as skill;
 #[cfg_attr(docsrs, doc(cfg(feature = "subagent")))]
 pub use dive_subagent as subagent;
 
-/// MCP clients, configuration, manager and server (feature `mcp`): [`dive_mcp`].
-#[cfg(feature = "mcp")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
-pub use dive_mcp as mcp;
 /// A2A 1.0 server and client (feature `a2a`): [`dive_a2a`].
 #[cfg(feature = "a2a")]
 #[cfg_attr(docsrs, doc(cfg(feature = "a2a")))]
 pub use dive_a2a as a2a;
+/// MCP clients, configuration, manager and server (feature `mcp`): [`dive_mcp`].
+#[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+pub use dive_mcp as mcp;
 /// OpenTelemetry GenAI spans and metrics, trace-context helpers, OTLP/HTTP set-up (feature
 /// `otel`): [`dive_otel`].
 #[cfg(feature = "otel")]
