@@ -95,3 +95,94 @@ fn report(url: &str, result: &TaskResult) -> u8 {
         1
     }
 }
+
+/// A remote A2A agent as a subagent type of the `Agent` tool (`--a2a-agent name=URL`): each
+/// run is a fresh task on a fresh context, cancelled on the remote side when the parent
+/// cancels or `TaskStop` stops it.
+struct RemoteSubagent {
+    card: dive::a2a::types::AgentCard,
+    token: Option<Secret>,
+}
+
+impl RemoteSubagent {
+    fn client(&self) -> Result<RemoteAgent, String> {
+        let remote = RemoteAgent::from_card(self.card.clone()).map_err(|e| e.to_string())?;
+        match &self.token {
+            Some(token) => remote.with_bearer_token(token).map_err(|e| e.to_string()),
+            None => Ok(remote),
+        }
+    }
+}
+
+impl dive::subagent::ExternalAgent for RemoteSubagent {
+    fn run<'a>(
+        &'a self,
+        task: String,
+        cancel: dive::CancellationToken,
+    ) -> dive::BoxFuture<'a, dive::subagent::Report> {
+        use dive::subagent::Report;
+        Box::pin(async move {
+            let remote = match self.client() {
+                Ok(remote) => remote,
+                Err(e) => return Report::stopped("", e),
+            };
+            tokio::select! {
+                result = remote.send_text(&task) => match result {
+                    Ok(r) if r.is_completed() => Report::answered(r.text),
+                    Ok(r) if r.is_input_required() => {
+                        Report::stopped(r.text, "the remote agent asked a question a subagent cannot answer")
+                    }
+                    Ok(r) if r.is_canceled() => Report::stopped(r.text, "the remote task was canceled"),
+                    Ok(r) => Report::stopped(r.text, "the remote task failed"),
+                    Err(e) => Report::stopped("", format!("the remote agent could not be reached: {e}")),
+                },
+                () = cancel.cancelled() => {
+                    if let Some(id) = remote.last_task_id() {
+                        let _ = remote.cancel_task(&id).await;
+                    }
+                    Report::stopped("", "canceled")
+                }
+            }
+        })
+    }
+}
+
+/// The remote agents `--a2a-agent name=URL` names, each read from its agent card (its
+/// description is what the model sees). One that cannot be read is reported and left out.
+pub async fn remote_subagents(
+    specs: &[String],
+    token: Option<Secret>,
+) -> Result<Vec<(dive::subagent::Definition, Arc<dyn dive::subagent::ExternalAgent>)>, String> {
+    let mut out = Vec::new();
+    for spec in specs {
+        let Some((name, url)) =
+            spec.split_once('=').filter(|(n, u)| !n.trim().is_empty() && !u.trim().is_empty())
+        else {
+            return Err(format!(
+                "--a2a-agent {spec:?}: expected NAME=URL, e.g. researcher=http://127.0.0.1:8080/"
+            ));
+        };
+        let fetched =
+            tokio::time::timeout(std::time::Duration::from_secs(15), RemoteAgent::from_url(url.trim())).await;
+        let card = match fetched {
+            Ok(Ok(remote)) => remote.card().clone(),
+            Ok(Err(e)) => {
+                eprintln!("dive: the A2A agent {name} at {url} is left out: {e}");
+                continue;
+            }
+            Err(_) => {
+                eprintln!(
+                    "dive: the A2A agent {name} at {url} is left out: its card did not arrive within 15 s"
+                );
+                continue;
+            }
+        };
+        let description = format!("{} (a remote agent)", card.description.trim());
+        let definition = dive::subagent::Definition::new(name.trim(), description);
+        out.push((
+            definition,
+            Arc::new(RemoteSubagent { card, token: token.clone() }) as Arc<dyn dive::subagent::ExternalAgent>,
+        ));
+    }
+    Ok(out)
+}

@@ -83,6 +83,11 @@ pub struct Args {
     #[arg(long, value_name = "FILE|JSON")]
     pub mcp_config: Vec<String>,
 
+    /// A remote A2A agent the model may delegate to with the `Agent` tool, as NAME=URL
+    /// (repeatable; its card's description tells the model what it is for).
+    #[arg(long, value_name = "NAME=URL")]
+    pub a2a_agent: Vec<String>,
+
     /// Subcommands.
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -61,6 +61,8 @@ pub struct Parts {
     pub hooks: Hooks,
     /// The tracer subagents report to, when tracing is on (the parent's).
     pub tracer: Option<dive::otel::OtelTracer>,
+    /// Subagent types that run elsewhere (remote A2A agents).
+    pub externals: Vec<(dive::subagent::Definition, Arc<dyn dive::subagent::ExternalAgent>)>,
 }
 
 impl Capabilities {
@@ -86,6 +88,10 @@ impl Capabilities {
         }
         let model = parts.as_ref().map(|parts| Arc::new(Mutex::new(Arc::clone(&parts.model))));
         let orchestration = parts.zip(model.clone()).map(|(parts, model)| {
+            let catalog = parts
+                .externals
+                .into_iter()
+                .fold(catalog, |catalog, (definition, agent)| catalog.with_external(definition, agent));
             let tracing = parts.tracer.is_some();
             let tracer = parts.tracer.map(|t| Arc::new(t) as Arc<dyn dive::Tracer>);
             let factory = CurrentModel { model, hooks: parts.hooks, skills: skills.clone(), tracer };
@@ -160,6 +166,7 @@ mod tests {
             parent_tools: Vec::new(),
             hooks: Hooks::new(),
             tracer: None,
+            externals: Vec::new(),
         };
         let capabilities = Capabilities::build(workspace.path(), false, SkillSet::new(), Some(parts));
         let agent = capabilities.orchestration.as_ref().unwrap().agent().clone();

@@ -227,11 +227,17 @@ pub async fn build(
     let otel = dive::otel::otlp::init_from_env()
         .map_err(|e| format!("cannot start OpenTelemetry export from the OTEL_* variables: {e}"))?;
     let tracer = otel.as_ref().map(dive::otel::otlp::OtelGuard::tracer);
+    let externals = if model.offline || args.a2a_agent.is_empty() {
+        Vec::new()
+    } else {
+        crate::a2a::remote_subagents(&args.a2a_agent, crate::a2a::token_from_env()).await?
+    };
     let parts = (!model.offline).then(|| crate::capabilities::Parts {
         model: Arc::clone(&model.llm),
         parent_tools: toolkit.tools().into_iter().filter(|t| t.name() != "AskUserQuestion").collect(),
         hooks: Hooks::new().on_pre_tool_use(hook.clone()),
         tracer: tracer.clone(),
+        externals,
     });
     let capabilities = crate::capabilities::Capabilities::build(&workspace_path, trusted, skills, parts);
     let session = store.open(session_id).await.map_err(|e| e.to_string())?;

@@ -59,3 +59,52 @@ async fn a2a_call_asks_the_agent_a2a_serve_exposes() {
     assert!(!stderr_of(&out).contains("a2a-secret-token"), "the token is never printed");
     assert!(sessions.path().join("a2a-tasks.db").exists(), "tasks are kept in the session directory");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_model_delegates_to_a_remote_a2a_agent_as_a_subagent_type() {
+    let remote_api = MockApi::start(vec![Reply::Text("The remote agent says 42.")]).await;
+    let (remote_sessions, remote_workspace) = dirs();
+    let port = free_port();
+    let mut serve = remote_api
+        .dive(remote_sessions.path(), remote_workspace.path())
+        .args(["a2a", "serve", "--addr", &format!("127.0.0.1:{port}")])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = Lines::read(serve.stderr.take().unwrap());
+    let _served = Served(serve);
+    lines.wait_for("serving A2A at", Duration::from_secs(60));
+
+    let api = MockApi::start(vec![
+        Reply::Tool {
+            id: "toolu_1",
+            name: "Agent",
+            input: serde_json::json!({"description": "ask the helper", "prompt": "What is the answer? (MARKER-2240)", "subagent_type": "helper"}),
+        },
+        Reply::Text("The helper said 42."),
+    ])
+    .await;
+    let (sessions, workspace) = dirs();
+    let out = api
+        .dive(sessions.path(), workspace.path())
+        .args(["-p", "ask the helper", "--a2a-agent", &format!("helper=http://127.0.0.1:{port}/")])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(stdout_of(&out), "The helper said 42.\n");
+    let bodies = api.bodies();
+    let agent_tool = bodies[0]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "Agent").unwrap();
+    assert!(agent_tool["input_schema"].to_string().contains("helper"), "the remote type is offered");
+    assert!(
+        request_text(&remote_api.bodies()[0]).contains("MARKER-2240"),
+        "the task reached the remote agent"
+    );
+    assert!(request_text(&bodies[1]).contains("The remote agent says 42."), "its answer reached the parent");
+
+    let bad = api
+        .dive(sessions.path(), workspace.path())
+        .args(["-p", "hi", "--a2a-agent", "no-url"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success() && stderr_of(&bad).contains("NAME=URL"), "{}", stderr_of(&bad));
+}

@@ -1,13 +1,9 @@
-//! OTLP/HTTP export judged by a real receiver: `tests/peers/otlp_receiver.py` decodes what we
+//! OTLP/HTTP export judged by a real receiver: dive-test's `OtlpReceiver` decodes what we
 //! send with the official `opentelemetry-proto` package (pinned in dive-test's interop list)
 //! and writes each span as a JSON line; the test checks the trace a real agent run made.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
-
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 
 use common::{agent, echo, echo_model};
 use dive_otel::opentelemetry::metrics::MeterProvider as _;
@@ -15,44 +11,14 @@ use dive_otel::otlp::OtlpConfig;
 use dive_otel::semconv::{self, Semconv};
 use serde_json::Value;
 
-/// The receiver process, killed when the test ends however it ends.
-struct Receiver(Child);
-
-impl Drop for Receiver {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_receiver(python: &str, out: &std::path::Path) -> (Receiver, String) {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers/otlp_receiver.py");
-    let mut child = Command::new(python)
-        .arg(script)
-        .args(["--port", "0", "--out"])
-        .arg(out)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the receiver starts");
-    let mut first = String::new();
-    let mut lines = BufReader::new(child.stdout.take().unwrap());
-    lines.read_line(&mut first).unwrap();
-    // Keep reading what the receiver prints for each export, so its prints never hit a closed pipe.
-    std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
-    let url = first.trim().rsplit(' ').next().unwrap_or_default().to_owned();
-    assert!(url.starts_with("http://127.0.0.1:"), "the receiver said {first:?}");
-    (Receiver(child), url)
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_run_exported_over_otlp_http_is_decoded_by_the_receiver() {
     let Some(python) = dive_test::interop::python("opentelemetry-proto") else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("spans.jsonl");
-    let (_receiver, url) = start_receiver(&python, &out);
+    let receiver = dive_test::otlp::OtlpReceiver::start(&python, &out);
 
-    let mut config = OtlpConfig::new(&url);
+    let mut config = OtlpConfig::new(receiver.url());
     config.service_name = "otel-test".into();
     let guard = config.build().unwrap();
     let tracer = dive_otel::OtelTracer::builder(guard.tracer_provider())
@@ -63,8 +29,8 @@ async fn a_run_exported_over_otlp_http_is_decoded_by_the_receiver() {
     agent(&model, tracer, vec![echo()]).run("ping").await.unwrap();
     tokio::task::spawn_blocking(move || guard.shutdown()).await.unwrap().unwrap();
 
-    let text = std::fs::read_to_string(&out).unwrap_or_default();
-    let spans: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let spans: Vec<Value> = receiver.spans();
+    let text = serde_json::to_string_pretty(&spans).unwrap();
     let by_name = |name: &str| -> &Value {
         let found: Vec<_> = spans.iter().filter(|s| s["name"] == name).collect();
         assert_eq!(found.len(), 1, "one {name:?} in {text}");

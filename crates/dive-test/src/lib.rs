@@ -38,6 +38,7 @@ pub mod conformance;
 mod deltas;
 mod function;
 pub mod interop;
+pub mod otlp;
 #[cfg(feature = "provider")]
 pub mod provider;
 mod recorded;
