@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
@@ -24,22 +25,27 @@ impl Drop for Served {
     }
 }
 
+/// `dive a2a serve` on a free port, started and ready (with `token` as `DIVE_A2A_TOKEN`);
+/// returns it and its URL.
+fn serve(api: &MockApi, sessions: &Path, workspace: &Path, token: Option<&str>) -> (Served, String) {
+    let port = free_port();
+    let mut command = api.dive(sessions, workspace);
+    command.args(["a2a", "serve", "--addr", &format!("127.0.0.1:{port}")]).stderr(Stdio::piped());
+    if let Some(token) = token {
+        command.env("DIVE_A2A_TOKEN", token);
+    }
+    let mut child = command.spawn().unwrap();
+    let mut lines = Lines::read(child.stderr.take().unwrap());
+    let served = Served(child);
+    lines.wait_for("serving A2A at", Duration::from_secs(60));
+    (served, format!("http://127.0.0.1:{port}/"))
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a2a_call_asks_the_agent_a2a_serve_exposes() {
     let api = MockApi::start(vec![Reply::Text("Served over A2A.")]).await;
     let (sessions, workspace) = dirs();
-    let port = free_port();
-    let mut serve = api
-        .dive(sessions.path(), workspace.path())
-        .args(["a2a", "serve", "--addr", &format!("127.0.0.1:{port}")])
-        .env("DIVE_A2A_TOKEN", "a2a-secret-token")
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = Lines::read(serve.stderr.take().unwrap());
-    let _served = Served(serve);
-    lines.wait_for("serving A2A at", Duration::from_secs(60));
-    let url = format!("http://127.0.0.1:{port}/");
+    let (_served, url) = serve(&api, sessions.path(), workspace.path(), Some("a2a-secret-token"));
 
     let refused =
         api.dive(sessions.path(), workspace.path()).args(["a2a", "call", &url, "hello"]).output().unwrap();
@@ -64,16 +70,7 @@ async fn a2a_call_asks_the_agent_a2a_serve_exposes() {
 async fn the_model_delegates_to_a_remote_a2a_agent_as_a_subagent_type() {
     let remote_api = MockApi::start(vec![Reply::Text("The remote agent says 42.")]).await;
     let (remote_sessions, remote_workspace) = dirs();
-    let port = free_port();
-    let mut serve = remote_api
-        .dive(remote_sessions.path(), remote_workspace.path())
-        .args(["a2a", "serve", "--addr", &format!("127.0.0.1:{port}")])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = Lines::read(serve.stderr.take().unwrap());
-    let _served = Served(serve);
-    lines.wait_for("serving A2A at", Duration::from_secs(60));
+    let (_served, url) = serve(&remote_api, remote_sessions.path(), remote_workspace.path(), None);
 
     let api = MockApi::start(vec![
         Reply::Tool {
@@ -87,7 +84,7 @@ async fn the_model_delegates_to_a_remote_a2a_agent_as_a_subagent_type() {
     let (sessions, workspace) = dirs();
     let out = api
         .dive(sessions.path(), workspace.path())
-        .args(["-p", "ask the helper", "--a2a-agent", &format!("helper=http://127.0.0.1:{port}/")])
+        .args(["-p", "ask the helper", "--a2a-agent", &format!("helper={url}")])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr_of(&out));
