@@ -71,9 +71,15 @@ pub fn config(
 }
 
 /// Starts the servers (each with its own time limit); a server that fails is reported and
-/// left out, the others work.
-pub async fn start(config: &McpConfig) -> McpManager {
-    let manager = McpManager::start(config, ManagerOptions::default()).await;
+/// left out, the others work. With `traced`, each call carries the caller's W3C
+/// `traceparent` in its `_meta`.
+pub async fn start(config: &McpConfig, traced: bool) -> McpManager {
+    let mut options = ManagerOptions::default();
+    if traced {
+        let source = dive::mcp::TraceparentSource::new(dive::otel::propagation::tool_traceparent);
+        options = options.with_connect(dive::mcp::ConnectOptions::default().with_traceparent(source));
+    }
+    let manager = McpManager::start(config, options).await;
     for status in manager.statuses() {
         if let ServerState::Failed { error } = &status.state {
             eprintln!(

@@ -264,7 +264,7 @@ pub async fn build(
         builder = builder.extension(orchestration.clone());
     }
     let mcp = match crate::mcp::config(&workspace_path, trusted, &settings_files, &args.mcp_config)? {
-        Some(config) => Some(crate::mcp::start(&config).await),
+        Some(config) => Some(crate::mcp::start(&config, otel.is_some()).await),
         None => None,
     };
     if let Some(manager) = &mcp {

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use std::collections::BTreeMap;
 
-use dive_core::{BoxFuture, Content, Message, RunInfo, SuspendRequest, Tool, ToolError, ToolOutput, Toolset};
+use dive_core::{
+    BoxFuture, Content, Message, RunInfo, SuspendRequest, Tool, ToolContext, ToolError, ToolOutput, Toolset,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, JsonObject, Prompt, ProtocolVersion,
     ReadResourceRequestParams, Resource, ResourceTemplate, ServerNotification, ServerPeerInfo,
@@ -88,11 +90,45 @@ pub struct ConnectOptions {
     pub call_timeout: Option<Duration>,
     /// Which protocol generations to offer.
     pub protocol: ProtocolChoice,
+    /// Where a tool call's W3C `traceparent` comes from (sent in the request's `_meta`).
+    pub traceparent: Option<TraceparentSource>,
+}
+
+/// Gives the `traceparent` of the span a tool call runs under, if any (with dive-otel:
+/// `dive_otel::propagation::tool_traceparent`).
+#[derive(Clone)]
+pub struct TraceparentSource(Arc<TraceparentFn>);
+
+/// What a [`TraceparentSource`] calls.
+type TraceparentFn = dyn Fn(&ToolContext) -> Option<String> + Send + Sync;
+
+impl TraceparentSource {
+    /// A source from a function of the call's context.
+    pub fn new(source: impl Fn(&ToolContext) -> Option<String> + Send + Sync + 'static) -> Self {
+        Self(Arc::new(source))
+    }
+
+    /// The call's `traceparent`.
+    #[must_use]
+    pub fn of(&self, ctx: &ToolContext) -> Option<String> {
+        (self.0)(ctx)
+    }
+}
+
+impl std::fmt::Debug for TraceparentSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TraceparentSource")
+    }
 }
 
 impl Default for ConnectOptions {
     fn default() -> Self {
-        Self { startup_timeout: Duration::from_secs(30), call_timeout: None, protocol: ProtocolChoice::Auto }
+        Self {
+            startup_timeout: Duration::from_secs(30),
+            call_timeout: None,
+            protocol: ProtocolChoice::Auto,
+            traceparent: None,
+        }
     }
 }
 
@@ -108,6 +144,14 @@ impl ConnectOptions {
     #[must_use]
     pub fn with_call_timeout(mut self, timeout: Duration) -> Self {
         self.call_timeout = Some(timeout);
+        self
+    }
+
+    /// Sends each tool call's `traceparent` from `source` in the request's `_meta`, so the
+    /// server's work joins the caller's trace.
+    #[must_use]
+    pub fn with_traceparent(mut self, source: TraceparentSource) -> Self {
+        self.traceparent = Some(source);
         self
     }
 
@@ -170,6 +214,7 @@ struct Inner {
     filter: ToolFilter,
     call_timeout: Option<Duration>,
     tools: Mutex<Option<ToolCache>>,
+    traceparent: Option<TraceparentSource>,
 }
 
 /// The listed tools and the change generation they were listed at.
@@ -256,6 +301,7 @@ impl McpClient {
                 changes,
                 filter: server.tools.clone(),
                 call_timeout: server.call_timeout.or(options.call_timeout),
+                traceparent: options.traceparent.clone(),
                 tools: Mutex::new(None),
             }),
         };
@@ -366,8 +412,32 @@ impl McpClient {
     /// # Errors
     /// As [`call_tool`](Self::call_tool), except for input requests.
     pub async fn call(&self, tool: &str, arguments: JsonObject) -> Result<CallOutcome, McpError> {
-        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments.clone());
+        self.call_traced(tool, arguments, None).await
+    }
+
+    /// [`call`](Self::call) with the W3C `traceparent` of the caller's span in the request's
+    /// `_meta` (SEP-414), so the server's work joins the caller's trace.
+    ///
+    /// # Errors
+    /// As [`call`](Self::call).
+    pub async fn call_traced(
+        &self,
+        tool: &str,
+        arguments: JsonObject,
+        traceparent: Option<&str>,
+    ) -> Result<CallOutcome, McpError> {
+        let mut params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments.clone());
+        if let Some(traceparent) = traceparent {
+            let mut meta = rmcp::model::RequestMetaObject::default();
+            meta.set_traceparent(traceparent);
+            params.meta = Some(meta);
+        }
         self.round(tool, arguments, params).await
+    }
+
+    /// The `traceparent` this client sends for a call made in `ctx`.
+    pub(crate) fn traceparent_for(&self, ctx: &ToolContext) -> Option<String> {
+        self.inner.traceparent.as_ref().and_then(|source| source.of(ctx))
     }
 
     /// Finishes a call that needed input: sends `responses` (one per key of the request's

@@ -45,7 +45,7 @@ mod process;
 mod server;
 mod tool;
 
-pub use client::{CallOutcome, ConnectOptions, McpClient, ProtocolChoice};
+pub use client::{CallOutcome, ConnectOptions, McpClient, ProtocolChoice, TraceparentSource};
 pub use config::{HttpConfig, McpConfig, ServerConfig, StdioConfig, ToolFilter, Transport};
 pub use error::{ConfigError, ConfigErrorKind, ConfigSource, McpError};
 pub use expand::{ExpandError, Vars};

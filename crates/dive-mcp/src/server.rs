@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use dive_core::{RunInfo, Tool, ToolContext, ToolResult, Toolset};
+use dive_core::{RunInfo, Tool, ToolContext, ToolResult, Toolset, Values};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::service::TowerToHyperService;
 use rmcp::model::{
@@ -52,7 +52,11 @@ struct ServerInner {
     instructions: Option<String>,
     tools: Vec<Arc<dyn Tool>>,
     toolsets: Vec<Arc<dyn Toolset>>,
+    run_values: Option<Arc<RunValuesFn>>,
 }
+
+/// Makes the values a served call runs with from the request's W3C `traceparent`, if any.
+type RunValuesFn = dyn Fn(Option<&str>) -> Values + Send + Sync;
 
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -71,6 +75,7 @@ impl McpServer {
                 instructions: None,
                 tools: Vec::new(),
                 toolsets: Vec::new(),
+                run_values: None,
             }),
         }
     }
@@ -85,6 +90,7 @@ impl McpServer {
                 instructions: self.inner.instructions.clone(),
                 tools: self.inner.tools.clone(),
                 toolsets: self.inner.toolsets.clone(),
+                run_values: self.inner.run_values.clone(),
             };
             f(&mut inner);
             self.inner = Arc::new(inner);
@@ -123,6 +129,16 @@ impl McpServer {
     pub fn with_instructions(self, instructions: impl Into<String>) -> Self {
         let instructions = instructions.into();
         self.edit(|s| s.instructions = Some(instructions))
+    }
+
+    /// The values each served call runs with, made from the request's W3C `traceparent`
+    /// (`_meta.traceparent`, SEP-414) when the client sent one: with dive-otel,
+    /// `dive_otel::propagation::values_from_traceparent`, so the served tool's spans join the
+    /// caller's trace.
+    #[must_use]
+    pub fn with_run_values(self, make: impl Fn(Option<&str>) -> Values + Send + Sync + 'static) -> Self {
+        let make: Arc<RunValuesFn> = Arc::new(make);
+        self.edit(|s| s.run_values = Some(make))
     }
 
     /// The tools served now: the fixed ones, then each toolset's (a name already taken is
@@ -226,14 +242,22 @@ impl McpServer {
         Ok(HttpServerHandle { addr: local_addr, cancel, task: Some(task) })
     }
 
-    async fn run_tool(&self, request: CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
+    async fn run_tool(
+        &self,
+        request: CallToolRequestParams,
+        traceparent: Option<&str>,
+    ) -> Result<CallToolResult, ErrorData> {
         let tools = self.tools().await?;
         let Some(tool) = tools.iter().find(|t| t.name() == request.name) else {
             return Err(ErrorData::invalid_params(format!("unknown tool `{}`", request.name), None));
         };
         let input = serde_json::Value::Object(request.arguments.unwrap_or_default());
         let text_error = |text: String| CallToolResult::error(vec![ContentBlock::text(text)]);
-        Ok(match tool.call(input, ToolContext::detached(tool.name())).await {
+        let mut ctx = ToolContext::detached(tool.name());
+        if let Some(make) = &self.inner.run_values {
+            ctx.run.values = make(traceparent);
+        }
+        Ok(match tool.call(input, ctx).await {
             Ok(ToolResult::Output(output)) => convert::output_to_mcp(output),
             Ok(ToolResult::Background(task)) => convert::output_to_mcp(task.future.await),
             Ok(ToolResult::Suspend(request)) => {
@@ -273,9 +297,15 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.run_tool(request).await.map(CallToolResponse::Complete)
+        let traceparent = request
+            .meta
+            .as_ref()
+            .and_then(|m| m.get_traceparent())
+            .or_else(|| context.meta.get_traceparent())
+            .map(str::to_owned);
+        self.run_tool(request, traceparent.as_deref()).await.map(CallToolResponse::Complete)
     }
 }
 

@@ -95,7 +95,7 @@ impl Tool for McpTool {
         &self.annotations
     }
 
-    fn call(&self, input: Value, _ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+    fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
         Box::pin(async move {
             let arguments = match input {
                 Value::Object(map) => map,
@@ -110,7 +110,8 @@ impl Tool for McpTool {
                     self.client.name()
                 )));
             };
-            match client.call(&self.remote_name, arguments).await {
+            let traceparent = client.traceparent_for(&ctx);
+            match client.call_traced(&self.remote_name, arguments, traceparent.as_deref()).await {
                 Ok(CallOutcome::Done(output)) => Ok(ToolResult::Output(output)),
                 Ok(CallOutcome::InputRequired(request)) => Ok(ToolResult::Suspend(request)),
                 Err(e) => Err(ToolError::from_error(e)),

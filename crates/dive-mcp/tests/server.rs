@@ -120,3 +120,41 @@ async fn two_servers_with_the_same_sanitized_name_offer_each_tool_once() {
     names.sort_unstable();
     assert_eq!(names, ["mcp__my_server__add", "mcp__my_server__echo", "mcp__my_server__fail"]);
 }
+
+/// What the served tool saw of the caller's trace.
+#[derive(Clone)]
+struct CallerTrace(Option<String>);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_calls_traceparent_travels_in_meta_and_reaches_the_served_tool() {
+    let probe: Arc<dyn Tool> = Arc::new(FunctionTool::new(
+        "probe",
+        "Says what trace it runs in.",
+        |_: Value, ctx: dive_core::ToolContext| async move {
+            let seen = ctx.run.values.get::<CallerTrace>().and_then(|t| t.0).unwrap_or_else(|| "none".into());
+            Ok::<_, ToolError>(seen)
+        },
+    ));
+    let server = McpServer::new("traced").with_tool(probe).with_run_values(|traceparent| {
+        let values = dive_core::Values::new();
+        values.insert(CallerTrace(traceparent.map(str::to_owned)));
+        values
+    });
+    let handle = server.serve_http("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let config = ServerConfig::http("traced", HttpConfig::new(handle.url()));
+    let traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let traced = ConnectOptions::default().with_traceparent(dive_mcp::TraceparentSource::new(move |ctx| {
+        (ctx.tool_name.as_ref() == "mcp__traced__probe").then(|| traceparent.to_owned())
+    }));
+    let client = McpClient::connect(&config, &traced).await.unwrap();
+    let tool = client.tools().await.unwrap().into_iter().find(|t| t.name() == "mcp__traced__probe").unwrap();
+    let output =
+        match tool.call(json!({}), dive_core::ToolContext::detached("mcp__traced__probe")).await.unwrap() {
+            ToolResult::Output(output) => output.text_content(),
+            _ => String::new(),
+        };
+    assert_eq!(output, traceparent, "the served tool ran in the caller's trace");
+    // Without a source nothing is sent.
+    let plain = McpClient::connect(&config, &ConnectOptions::default()).await.unwrap();
+    assert_eq!(plain.call_tool("probe", Map::new()).await.unwrap().text_content(), "none");
+}
