@@ -123,13 +123,7 @@ async fn a_session_directory_that_cannot_be_written_is_found_before_the_model_is
     assert!(api.bodies().is_empty(), "no paid call for a turn that could not be saved");
 }
 
-fn process_gone(pid: i32) -> bool {
-    // Gone, or a zombie waiting for a reaper (it no longer runs).
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
-    }
-}
+use dive_test::process::is_gone as process_gone;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sigterm_mid_tool_kills_the_tool_saves_the_turn_incomplete_and_exits_143() {

@@ -135,12 +135,8 @@ fn run_unattended(api: &MockApi, sessions: &Path, workspace: &Path, prompt: &str
         .unwrap()
 }
 
-/// Whether the process runs (a zombie waiting for a reaper counts as gone).
 fn alive(pid: i32) -> bool {
-    let exists = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
-    let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')));
-    exists && !zombie
+    !dive_test::process::is_gone(pid)
 }
 
 #[tokio::test(flavor = "multi_thread")]

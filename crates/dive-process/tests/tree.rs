@@ -4,25 +4,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-/// Whether `pid` runs (a zombie waiting for its reaper counts as gone).
-fn alive(pid: i32) -> bool {
-    let exists = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
-    let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')));
-    exists && !zombie
-}
+use dive_test::process::{gone_within, is_gone};
 
-fn gone_within(pid: i32, limit: Duration) -> bool {
-    let deadline = Instant::now() + limit;
-    while alive(pid) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    !alive(pid)
+fn alive(pid: i32) -> bool {
+    !is_gone(pid)
 }
 
 /// A shell in its own group that starts `sleep 300` in the background; returns it and the

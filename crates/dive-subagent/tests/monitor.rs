@@ -16,14 +16,7 @@ use dive_subagent::{
 use dive_test::ScriptedModel;
 use serde_json::json;
 
-/// Whether the process is gone (a zombie waiting for a reaper counts as gone: it runs no
-/// more code and holds nothing).
-fn is_gone(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
-    }
-}
+use dive_test::process::is_gone;
 
 /// A command whose grandchild (`sleep`, started by the shell's subshell) prints its pid.
 const SLEEPER: &str = "(sleep 300 & echo \"pid $!\"; wait) ; echo never";

@@ -39,6 +39,7 @@ mod deltas;
 mod function;
 pub mod interop;
 pub mod otlp;
+pub mod process;
 #[cfg(feature = "provider")]
 pub mod provider;
 mod recorded;

@@ -18,13 +18,7 @@ fn setup() -> (tempfile::TempDir, Workspace) {
     (dir, ws)
 }
 
-/// Whether a process is gone (or a zombie waiting to be reaped, which runs nothing).
-fn is_dead(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
-    }
-}
+use dive_test::process::is_gone as is_dead;
 
 #[tokio::test]
 async fn merges_output_and_reports_exit_codes() {

@@ -49,11 +49,7 @@ pub async fn wait_for_port(port: u16, limit: Duration) {
 /// Whether process `pid` still exists (a zombie counts as gone).
 #[cfg(unix)]
 pub fn alive(pid: i32) -> bool {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"));
-    match stat {
-        Ok(text) => !text.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
+    !dive_test::process::is_gone(pid)
 }
 
 /// Waits (bounded) until `pid` is gone: SIGKILL is delivered asynchronously.
