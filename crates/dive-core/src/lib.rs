@@ -91,7 +91,7 @@ pub use id::new_id;
 pub use llm::*;
 pub use memory::{
     Embedder, LongTermMemory, MinLength, ScoredRecord, SearchOptions, ShortTermMemory, StoreAlways,
-    VectorRecord, VectorStore, WritePolicy,
+    TEXT_METADATA_KEY, VectorRecord, VectorStore, WritePolicy,
 };
 pub use message::*;
 pub use reminder::{

@@ -34,11 +34,45 @@ pub struct VectorRecord {
     pub metadata: BTreeMap<String, Value>,
 }
 
+/// The metadata key whose string value a keyword index reads instead of the message text
+/// (long-term memory puts a chunk's text there).
+pub const TEXT_METADATA_KEY: &str = "text";
+
 impl VectorRecord {
     /// A record.
     #[must_use]
     pub fn new(id: impl Into<String>, vector: Vec<f32>, message: Message) -> Self {
         Self { id: id.into(), vector, message, metadata: BTreeMap::new() }
+    }
+
+    /// Adds a metadata entry.
+    #[must_use]
+    pub fn with_metadata(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.metadata.insert(key.into(), value.into());
+        self
+    }
+
+    /// The text a keyword index holds for this record: the [`TEXT_METADATA_KEY`] metadata
+    /// when it is a string, else the message's text.
+    ///
+    /// ```
+    /// use dive_core::{Message, VectorRecord};
+    /// let r = VectorRecord::new("a", vec![1.0], Message::user("whole message"));
+    /// assert_eq!(r.indexed_text(), "whole message");
+    /// assert_eq!(r.with_metadata("text", "one chunk").indexed_text(), "one chunk");
+    /// ```
+    #[must_use]
+    pub fn indexed_text(&self) -> String {
+        match self.metadata.get(TEXT_METADATA_KEY) {
+            Some(Value::String(text)) => text.clone(),
+            _ => self.message.text(),
+        }
+    }
+
+    /// Whether the metadata holds every key-value pair of `filter`.
+    #[must_use]
+    pub fn matches(&self, filter: &BTreeMap<String, Value>) -> bool {
+        filter.iter().all(|(k, v)| self.metadata.get(k) == Some(v))
     }
 }
 
@@ -53,6 +87,13 @@ pub struct ScoredRecord {
 }
 
 /// Search parameters.
+///
+/// ```
+/// use dive_core::SearchOptions;
+/// let options = SearchOptions::new().with_min_score(0.5).with_filter("user", "ada");
+/// assert_eq!(options.min_score, Some(0.5));
+/// assert_eq!(options.filter["user"], "ada");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct SearchOptions {
@@ -60,6 +101,36 @@ pub struct SearchOptions {
     pub min_score: Option<f32>,
     /// Metadata every hit must contain.
     pub filter: BTreeMap<String, Value>,
+}
+
+impl SearchOptions {
+    /// No threshold, no filter.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Drops hits below `score`.
+    #[must_use]
+    pub fn with_min_score(mut self, score: f32) -> Self {
+        self.min_score = Some(score);
+        self
+    }
+
+    /// Requires metadata `key` to equal `value`.
+    #[must_use]
+    pub fn with_filter(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.filter.insert(key.into(), value.into());
+        self
+    }
+}
+
+impl ScoredRecord {
+    /// A hit.
+    #[must_use]
+    pub fn new(record: VectorRecord, score: f32) -> Self {
+        Self { record, score }
+    }
 }
 
 /// Stores and searches vectors.
@@ -75,6 +146,21 @@ pub trait VectorStore: Send + Sync {
     ) -> BoxFuture<'a, Result<Vec<ScoredRecord>, MemoryError>>;
     /// Deletes records by id.
     fn delete<'a>(&'a self, ids: &'a [String]) -> BoxFuture<'a, Result<(), MemoryError>>;
+
+    /// The `k` records whose [indexed text](VectorRecord::indexed_text) best matches the
+    /// words of `query` (BM25, full-text search), best first, with `options.filter` applied
+    /// (`min_score` does not apply: keyword scores are not similarities). A store without a
+    /// keyword index keeps this default, which finds nothing, so hybrid retrieval falls back
+    /// to vectors alone.
+    fn keyword_search<'a>(
+        &'a self,
+        query: &'a str,
+        k: usize,
+        options: &'a SearchOptions,
+    ) -> BoxFuture<'a, Result<Vec<ScoredRecord>, MemoryError>> {
+        let _ = (query, k, options);
+        Box::pin(std::future::ready(Ok(Vec::new())))
+    }
 }
 
 /// Conversation memory within a session, with a read policy (windowing) applied on read.

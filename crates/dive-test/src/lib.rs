@@ -13,6 +13,8 @@
 //! - [`RecordedRequests`] has assertion helpers over what a model was sent;
 //! - [`conformance::session_store_conformance`] checks a session store against the rules
 //!   every store must follow;
+//! - [`vector_store::vector_store_conformance`] does the same for a vector store, and
+//!   [`HashEmbedder`] is a deterministic offline embedder (similar texts score closer);
 //! - `provider::provider_conformance` (feature `provider`) checks an HTTP provider against
 //!   the rules every provider must follow (retries, cuts, interruptions, error events,
 //!   usage, cancellation, secrets) on a real misbehaving local server;
@@ -36,6 +38,7 @@
 pub mod child;
 pub mod conformance;
 mod deltas;
+mod embedder;
 mod function;
 pub mod interop;
 pub mod otlp;
@@ -46,8 +49,10 @@ mod recorded;
 mod schema_args;
 mod scripted;
 mod test_model;
+pub mod vector_store;
 
 pub use deltas::text_in_deltas;
+pub use embedder::{HashEmbedder, cosine};
 pub use function::FunctionModel;
 pub use recorded::RecordedRequests;
 pub use schema_args::arguments_for_schema;
