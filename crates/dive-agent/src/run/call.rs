@@ -217,7 +217,8 @@ impl Run {
         let span = self.agent.inner.tracer.start_tool_call(&self.info, &call);
         let ctx = ToolContext::new(call.id.as_str(), call.name.as_str(), self.info.clone())
             .with_cancel(self.interrupts.soft.child())
-            .with_sink(Arc::new(self.emitter.clone()));
+            .with_sink(Arc::new(self.emitter.clone()))
+            .with_effect_id(ToolContext::stable_effect_id(&self.info, &call.id));
         Ok(Prepared::Ready(Ready {
             execution: Execution { tool, input: call.input.clone(), ctx },
             meta: CallMeta { call, preview, context, span },

@@ -17,7 +17,9 @@ pub trait ToolEventSink: Send + Sync {
 
 /// Context for one tool call. Cheap to clone.
 ///
-/// `turn_id` + `call_id` form an idempotency key for tools with external effects.
+/// [`effect_id`](Self::effect_id) is the call's stable idempotency key for tools with external
+/// effects: the engine sets it from the session, the turn and the call id, so a run resumed
+/// by another process hands the same call the same id.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct ToolContext {
@@ -30,6 +32,7 @@ pub struct ToolContext {
     /// Set when the caller asked the turn to stop at the next step boundary.
     pub cancel: SoftCancel,
     sink: Option<Arc<dyn ToolEventSink>>,
+    effect_id: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -38,6 +41,7 @@ impl std::fmt::Debug for ToolContext {
             .field("call_id", &self.call_id)
             .field("tool_name", &self.tool_name)
             .field("run", &self.run)
+            .field("effect_id", &self.effect_id)
             .finish_non_exhaustive()
     }
 }
@@ -52,7 +56,37 @@ impl ToolContext {
             run,
             cancel: SoftCancel::new(),
             sink: None,
+            effect_id: None,
         }
+    }
+
+    /// The stable effect id of a call: `session/turn/call`, leaving out what `run` lacks.
+    ///
+    /// ```
+    /// use dive_core::{RunInfo, ToolContext};
+    /// let mut run = RunInfo::new("agent");
+    /// run.session_id = Some("chat".into());
+    /// run.turn_id = Some("turn-1".into());
+    /// assert_eq!(ToolContext::stable_effect_id(&run, "call-1"), "chat/turn-1/call-1");
+    /// ```
+    #[must_use]
+    pub fn stable_effect_id(run: &RunInfo, call_id: &str) -> String {
+        let parts = [run.session_id.as_deref(), run.turn_id.as_deref(), Some(call_id)];
+        parts.into_iter().flatten().collect::<Vec<_>>().join("/")
+    }
+
+    /// Sets the effect id (the engine does, from [`stable_effect_id`](Self::stable_effect_id)).
+    #[must_use]
+    pub fn with_effect_id(mut self, effect_id: impl Into<Arc<str>>) -> Self {
+        self.effect_id = Some(effect_id.into());
+        self
+    }
+
+    /// The call's stable effect id, to record an intent under and to pass downstream as an
+    /// idempotency key. Without one set (a call made outside the engine), the call id.
+    #[must_use]
+    pub fn effect_id(&self) -> &str {
+        self.effect_id.as_deref().unwrap_or(&self.call_id)
     }
 
     /// A context for calling a tool outside an agent (tests, scripts).
