@@ -154,7 +154,7 @@ pub enum Command {
     /// Manage saved sessions.
     #[command(subcommand)]
     Sessions(SessionsCommand),
-    /// MCP: serve the workspace tools to another MCP client.
+    /// MCP: serve the workspace tools to another MCP client, or log in to an MCP server.
     #[command(subcommand)]
     Mcp(McpCommand),
     /// A2A: serve this agent to other agents, or call a remote one.
@@ -204,6 +204,21 @@ pub enum McpCommand {
         /// Serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio.
         #[arg(long, value_name = "ADDR")]
         http: Option<std::net::SocketAddr>,
+    },
+    /// Authorizes an HTTP MCP server that asks for OAuth: prints the URL to open, waits for
+    /// the browser to come back to a loopback address and keeps the tokens (owner-only files
+    /// in the session directory, refreshed when they expire).
+    Login {
+        /// The server's name in the MCP configuration.
+        server: String,
+        /// How long to wait for the browser, in seconds.
+        #[arg(long, default_value_t = 300)]
+        timeout: u64,
+    },
+    /// Forgets the tokens kept for an MCP server.
+    Logout {
+        /// The server's name in the MCP configuration.
+        server: String,
     },
 }
 

@@ -101,6 +101,22 @@ async fn run_inner(mut args: Args, provenance: Arc<provenance::Provenance>) -> R
             mcp::serve(served.tools, served.permissions, http).await?;
             return Ok(0);
         }
+        Some(Command::Mcp(args::McpCommand::Login { server, timeout })) => {
+            let config = setup::mcp_config(&args)?;
+            mcp::login(
+                &config,
+                &setup::session_dir(&args)?,
+                &server,
+                std::time::Duration::from_secs(timeout),
+            )
+            .await?;
+            return Ok(0);
+        }
+        Some(Command::Mcp(args::McpCommand::Logout { server })) => {
+            let config = setup::mcp_config(&args)?;
+            mcp::logout(&config, &setup::session_dir(&args)?, &server)?;
+            return Ok(0);
+        }
         Some(Command::A2a(args::A2aCommand::Call { url, prompt, task })) => {
             return a2a::call(&url, &prompt, task.as_deref(), a2a::token_from_env()).await;
         }

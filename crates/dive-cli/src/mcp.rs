@@ -7,8 +7,13 @@
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
-use dive::mcp::{ManagerOptions, McpConfig, McpManager, McpServer, ServerState, Vars};
+use dive::mcp::oauth::{Authorization, CallbackListener, OAuth};
+use dive::mcp::{
+    ConnectOptions, ManagerOptions, McpConfig, McpManager, McpServer, ServerConfig, ServerState, Transport,
+    Vars,
+};
 use dive::permission::{Decision, PermissionManager, SettingsFile, ToolCall};
 use dive::{BoxFuture, Tool, ToolAnnotations, ToolContext, ToolError, ToolResult};
 use serde_json::Value;
@@ -73,23 +78,87 @@ pub fn config(
 /// Starts the servers (each with its own time limit); a server that fails is reported and
 /// left out, the others work. With `traced`, each call carries the caller's W3C
 /// `traceparent` in its `_meta`.
-pub async fn start(config: &McpConfig, traced: bool) -> McpManager {
-    let mut options = ManagerOptions::default();
+pub async fn start(config: &McpConfig, traced: bool, session_dir: &Path) -> McpManager {
+    let mut connect = ConnectOptions::default().with_oauth(oauth(session_dir));
     if traced {
         let source = dive::mcp::TraceparentSource::new(dive::otel::propagation::tool_traceparent);
-        options = options.with_connect(dive::mcp::ConnectOptions::default().with_traceparent(source));
+        connect = connect.with_traceparent(source);
     }
-    let manager = McpManager::start(config, options).await;
+    let manager = McpManager::start(config, ManagerOptions::default().with_connect(connect)).await;
     for status in manager.statuses() {
-        if let ServerState::Failed { error } = &status.state {
-            eprintln!(
-                "dive: MCP server {} did not start: {}",
-                crate::sanitize::for_stderr(&status.name),
-                crate::sanitize::for_stderr(error)
-            );
+        let name = crate::sanitize::for_stderr(&status.name);
+        match &status.state {
+            ServerState::Failed { error } => {
+                eprintln!("dive: MCP server {name} did not start: {}", crate::sanitize::for_stderr(error));
+            }
+            ServerState::NeedsAuthorization { .. } => {
+                eprintln!("dive: MCP server {name} needs authorization: run `dive mcp login {name}`");
+            }
+            _ => {}
         }
     }
     manager
+}
+
+/// Where OAuth tokens for MCP servers are kept: `mcp-tokens/` in the session directory,
+/// owner-only.
+fn oauth(session_dir: &Path) -> OAuth {
+    OAuth::new(session_dir.join("mcp-tokens"))
+}
+
+/// `dive mcp login NAME`: the OAuth flow for one HTTP server, the browser coming back to a
+/// loopback listener; the tokens are kept for the next runs.
+pub async fn login(
+    config: &McpConfig,
+    session_dir: &Path,
+    name: &str,
+    limit: Duration,
+) -> Result<(), String> {
+    let server = http_server(config, name)?;
+    let oauth = oauth(session_dir);
+    let port = if let Transport::Http(http) = &server.transport { http.oauth.callback_port } else { None };
+    let callback = CallbackListener::bind(port)
+        .await
+        .map_err(|e| format!("cannot listen for the authorization redirect on 127.0.0.1: {e}"))?;
+    let authorization =
+        Authorization::start(server, &oauth, &callback.redirect_uri()).await.map_err(|e| e.to_string())?;
+    crate::out::line(format!("Open this URL to authorize dive for MCP server {name}:"));
+    crate::out::line(authorization.url());
+    let redirect =
+        callback.wait(limit).await.map_err(|e| format!("{e} (run `dive mcp login {name}` again)"))?;
+    authorization.complete(&redirect).await.map_err(|e| e.to_string())?;
+    crate::out::line(format!("Authorized: the tokens are kept in {}", oauth.token_dir().display()));
+    Ok(())
+}
+
+/// `dive mcp logout NAME`: deletes the server's tokens.
+pub fn logout(config: &McpConfig, session_dir: &Path, name: &str) -> Result<(), String> {
+    let Transport::Http(http) = &http_server(config, name)?.transport else {
+        return Err(format!("MCP server {name} is not an HTTP server"));
+    };
+    let removed = oauth(session_dir).forget(http).map_err(|e| format!("cannot delete the tokens: {e}"))?;
+    crate::out::line(if removed {
+        "Logged out: the tokens are deleted."
+    } else {
+        "There were no tokens to delete."
+    });
+    Ok(())
+}
+
+/// The configured HTTP server `name`, or an error that lists the ones there are.
+fn http_server<'a>(config: &'a McpConfig, name: &str) -> Result<&'a ServerConfig, String> {
+    let Some(server) = config.server(name) else {
+        let names: Vec<&str> = config.servers().map(|s| s.name.as_str()).collect();
+        return Err(if names.is_empty() {
+            format!("no MCP server named {name}: none is configured (.mcp.json, settings or --mcp-config)")
+        } else {
+            format!("no MCP server named {name} (configured: {})", names.join(", "))
+        });
+    };
+    match server.transport {
+        Transport::Http(_) => Ok(server),
+        _ => Err(format!("MCP server {name} runs over stdio: OAuth applies to HTTP servers")),
+    }
 }
 
 /// `/mcp`: one line a server, then its tools.
@@ -123,6 +192,9 @@ fn server_lines(manager: &McpManager) -> Vec<(String, Option<dive::mcp::McpClien
                     format!("reconnecting (attempt {attempt}): {error}")
                 }
                 ServerState::Failed { error } => format!("failed: {error}"),
+                ServerState::NeedsAuthorization { .. } => {
+                    format!("needs authorization: run `dive mcp login {}`", status.name)
+                }
                 ServerState::Disabled => "disabled".to_owned(),
                 _ => "unknown".to_owned(),
             };

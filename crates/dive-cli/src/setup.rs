@@ -166,6 +166,15 @@ pub fn served_tools(args: &Args) -> Result<Served, String> {
     Ok(Served { tools: Toolkit::new(workspace).tools(), permissions: permissions(args, cli.settings)? })
 }
 
+/// The MCP servers this workspace would start (see [`crate::mcp::config`]), for `dive mcp
+/// login` and `logout`; empty when there are none.
+pub fn mcp_config(args: &Args) -> Result<dive::mcp::McpConfig, String> {
+    let root = workspace_root(args)?;
+    let trusted = crate::trust::for_workspace(&session_dir(args)?, &root);
+    let cli = crate::cli_settings::load_from_env(&root, trusted)?;
+    Ok(crate::mcp::config(&root, trusted, &cli.settings.files, &args.mcp_config)?.unwrap_or_default())
+}
+
 /// Exports what is left of the traces and metrics and stops the exporters (off the async
 /// threads: shutting down blocks up to the export timeout); an export failure is a warning.
 pub async fn flush_otel(otel: Option<dive::otel::otlp::OtelGuard>) {
@@ -264,7 +273,7 @@ pub async fn build(
         builder = builder.extension(orchestration.clone());
     }
     let mcp = match crate::mcp::config(&workspace_path, trusted, &settings_files, &args.mcp_config)? {
-        Some(config) => Some(crate::mcp::start(&config, otel.is_some()).await),
+        Some(config) => Some(crate::mcp::start(&config, otel.is_some(), &session_dir(args)?).await),
         None => None,
     };
     if let Some(manager) = &mcp {

@@ -27,6 +27,7 @@ use crate::config::{HttpConfig, ServerConfig, ToolFilter, Transport};
 use crate::convert;
 use crate::error::McpError;
 use crate::handler::{Changes, Handler};
+use crate::oauth::OAuth;
 use crate::process::ServerProcess;
 use crate::tool::McpTool;
 
@@ -92,6 +93,9 @@ pub struct ConnectOptions {
     pub protocol: ProtocolChoice,
     /// Where a tool call's W3C `traceparent` comes from (sent in the request's `_meta`).
     pub traceparent: Option<TraceparentSource>,
+    /// The OAuth token store for HTTP servers; `None`: a 401 is
+    /// [`McpError::AuthorizationRequired`] with nowhere to keep tokens.
+    pub oauth: Option<OAuth>,
 }
 
 /// Gives the `traceparent` of the span a tool call runs under, if any (with dive-otel:
@@ -128,6 +132,7 @@ impl Default for ConnectOptions {
             call_timeout: None,
             protocol: ProtocolChoice::Auto,
             traceparent: None,
+            oauth: None,
         }
     }
 }
@@ -152,6 +157,15 @@ impl ConnectOptions {
     #[must_use]
     pub fn with_traceparent(mut self, source: TraceparentSource) -> Self {
         self.traceparent = Some(source);
+        self
+    }
+
+    /// Authorizes HTTP servers with OAuth 2.1, the tokens kept by `oauth`: stored tokens
+    /// are sent and refreshed; a server that answers 401 without them fails to connect with
+    /// [`McpError::AuthorizationRequired`] (see [`crate::oauth`]).
+    #[must_use]
+    pub fn with_oauth(mut self, oauth: OAuth) -> Self {
+        self.oauth = Some(oauth);
         self
     }
 
@@ -215,6 +229,7 @@ struct Inner {
     call_timeout: Option<Duration>,
     tools: Mutex<Option<ToolCache>>,
     traceparent: Option<TraceparentSource>,
+    has_oauth: bool,
 }
 
 /// The listed tools and the change generation they were listed at.
@@ -276,11 +291,32 @@ impl McpClient {
                 }
             }
             Transport::Http(http) => {
-                let transport = http_transport(&name, http)?;
-                match tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle)).await
-                {
+                let (client, config) = http_transport(&name, http)?;
+                let started = match &options.oauth {
+                    Some(oauth) => {
+                        let client = oauth.client(&name, http, client).await?;
+                        let transport = StreamableHttpClientTransport::with_client(client, config);
+                        tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle))
+                            .await
+                    }
+                    None => {
+                        let transport = StreamableHttpClientTransport::with_client(client, config);
+                        tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle))
+                            .await
+                    }
+                };
+                match started {
                     Ok(Ok(service)) => (service, None),
-                    Ok(Err(e)) => return Err(handshake(e.to_string(), String::new())),
+                    Ok(Err(e)) => {
+                        return Err(match e.auth_challenge() {
+                            Some(challenge) => McpError::AuthorizationRequired {
+                                server: name,
+                                challenge: challenge.to_owned(),
+                                has_store: options.oauth.is_some(),
+                            },
+                            None => handshake(e.to_string(), String::new()),
+                        });
+                    }
                     Err(_) => {
                         return Err(McpError::StartupTimeout {
                             server: name,
@@ -302,6 +338,7 @@ impl McpClient {
                 filter: server.tools.clone(),
                 call_timeout: server.call_timeout.or(options.call_timeout),
                 traceparent: options.traceparent.clone(),
+                has_oauth: options.oauth.is_some(),
                 tools: Mutex::new(None),
             }),
         };
@@ -591,7 +628,15 @@ impl McpClient {
         method: &'static str,
         call: impl Future<Output = Result<T, rmcp::ServiceError>>,
     ) -> Result<T, McpError> {
-        call.await.map_err(|source| McpError::Request { server: self.inner.name.clone(), method, source })
+        call.await.map_err(|source| match source.auth_challenge() {
+            // The token was revoked, or expired and could not be refreshed.
+            Some(challenge) => McpError::AuthorizationRequired {
+                server: self.inner.name.clone(),
+                challenge: challenge.to_owned(),
+                has_store: self.inner.has_oauth,
+            },
+            None => McpError::Request { server: self.inner.name.clone(), method, source },
+        })
     }
 
     fn unsupported(&self, message: &str) -> McpError {
@@ -614,7 +659,7 @@ impl Toolset for McpClient {
 fn http_transport(
     name: &str,
     http: &HttpConfig,
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
+) -> Result<(reqwest::Client, StreamableHttpClientTransportConfig), McpError> {
     let setup = |message: String| McpError::Setup { server: name.to_owned(), message };
     let client = dive_provider::HttpOptions::default()
         .build_client()
@@ -629,7 +674,7 @@ fn http_transport(
         headers.insert(header, value);
     }
     let config = StreamableHttpClientTransportConfig::with_uri(http.url.as_str()).custom_headers(headers);
-    Ok(StreamableHttpClientTransport::with_client(client, config))
+    Ok((client, config))
 }
 
 /// On a 2026-07-28 connection list-changed notifications arrive on a `subscriptions/listen`

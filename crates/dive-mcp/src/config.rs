@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use crate::error::{ConfigError, ConfigErrorKind, ConfigSource};
 use crate::expand::Vars;
+use crate::oauth::OAuthSettings;
 
 /// How to reach one server.
 #[derive(Clone, PartialEq, Eq)]
@@ -106,12 +107,23 @@ pub struct HttpConfig {
     pub url: String,
     /// Headers sent with every request.
     pub headers: BTreeMap<String, String>,
+    /// OAuth settings of this server (used when the connection has an
+    /// [`OAuth`](crate::oauth::OAuth) token store).
+    pub oauth: OAuthSettings,
 }
 
 impl HttpConfig {
     /// The endpoint with no extra headers.
     pub fn new(url: impl Into<String>) -> Self {
-        Self { url: url.into(), headers: BTreeMap::new() }
+        Self { url: url.into(), headers: BTreeMap::new(), oauth: OAuthSettings::default() }
+    }
+
+    /// Sets the server's OAuth settings (a pre-registered client id, scopes, a fixed
+    /// callback port).
+    #[must_use]
+    pub fn with_oauth(mut self, oauth: OAuthSettings) -> Self {
+        self.oauth = oauth;
+        self
     }
 
     /// Adds one header.
@@ -125,7 +137,11 @@ impl HttpConfig {
 impl fmt::Debug for HttpConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let headers: BTreeMap<&str, &str> = self.headers.keys().map(|k| (k.as_str(), "[redacted]")).collect();
-        f.debug_struct("Http").field("url", &self.url).field("headers", &headers).finish()
+        f.debug_struct("Http")
+            .field("url", &self.url)
+            .field("headers", &headers)
+            .field("oauth", &self.oauth)
+            .finish()
     }
 }
 
@@ -394,6 +410,7 @@ struct RawServer {
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
+    oauth: Option<RawOAuth>,
     disabled: Option<bool>,
     enabled: Option<bool>,
     allowed_tools: Option<Vec<String>>,
@@ -401,6 +418,16 @@ struct RawServer {
     denied_tools: Vec<String>,
     startup_timeout_ms: Option<u64>,
     call_timeout_ms: Option<u64>,
+}
+
+/// A server's `oauth` object as written.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawOAuth {
+    client_id: Option<String>,
+    #[serde(default)]
+    scopes: Vec<String>,
+    callback_port: Option<u16>,
 }
 
 impl RawServer {
@@ -437,6 +464,14 @@ impl RawServer {
                         "`url` must be http:// or https://, not `{url}`"
                     )));
                 }
+                let oauth = match &self.oauth {
+                    Some(raw) => OAuthSettings {
+                        client_id: raw.client_id.as_deref().map(expand).transpose()?,
+                        scopes: raw.scopes.clone(),
+                        callback_port: raw.callback_port,
+                    },
+                    None => OAuthSettings::default(),
+                };
                 Transport::Http(HttpConfig {
                     url,
                     headers: self
@@ -444,6 +479,7 @@ impl RawServer {
                         .iter()
                         .map(|(k, v)| Ok((k.clone(), expand(v)?)))
                         .collect::<Result<_, _>>()?,
+                    oauth,
                 })
             }
             "sse" => {

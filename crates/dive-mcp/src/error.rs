@@ -139,6 +139,30 @@ pub enum McpError {
         /// What it asked for.
         message: String,
     },
+    /// The server answered 401: it wants an OAuth access token this client does not have
+    /// (or one that could not be refreshed). Start an
+    /// [`Authorization`](crate::oauth::Authorization), then connect again.
+    #[error(
+        "MCP server `{server}` needs OAuth authorization{}",
+        if *has_store { "" } else { " (connect with an OAuth token store: ConnectOptions::with_oauth)" }
+    )]
+    AuthorizationRequired {
+        /// The server.
+        server: String,
+        /// The server's `WWW-Authenticate` challenge.
+        challenge: String,
+        /// Whether the connection had a token store (else the tokens had nowhere to live).
+        has_store: bool,
+    },
+    /// An OAuth step failed: discovery, registration, the user's refusal, a state or
+    /// issuer mismatch, the token exchange, the token file.
+    #[error("MCP server `{server}`: OAuth: {message}")]
+    Authorization {
+        /// The server.
+        server: String,
+        /// What went wrong.
+        message: String,
+    },
     /// No server of that name is configured or connected.
     #[error("no connected MCP server named `{0}`")]
     UnknownServer(String),

@@ -14,6 +14,9 @@
 //! - **Configuration**: [`McpConfig`] reads Claude Code's `mcpServers` JSON (`.mcp.json`,
 //!   settings files, a path or inline JSON) with `${VAR}` / `${VAR:-default}` expanded from
 //!   [`Vars`] passed in explicitly.
+//! - **OAuth 2.1** for HTTP servers ([`oauth`]): discovery, dynamic registration, PKCE,
+//!   tokens in owner-only files, refresh, and a suspendable flow the application completes
+//!   out of band.
 //! - **Many servers**: [`McpManager`] starts them in parallel, each within its time limit,
 //!   reports a status per server, skips the ones that fail and reconnects with backoff.
 //! - **Server**: [`McpServer`] serves any dive tools over stdio or streamable HTTP.
@@ -41,6 +44,7 @@ mod error;
 mod expand;
 mod handler;
 mod manager;
+pub mod oauth;
 mod process;
 mod server;
 mod tool;

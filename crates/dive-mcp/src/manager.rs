@@ -77,6 +77,12 @@ pub enum ServerState {
         /// The last error.
         error: String,
     },
+    /// The server wants an OAuth access token: authorize (see [`crate::oauth`]), then
+    /// [`McpManager::reconnect`]. Not retried on its own.
+    NeedsAuthorization {
+        /// What the connection said, in the user's words.
+        error: String,
+    },
     /// Not connected: start-up failed, or reconnecting gave up.
     Failed {
         /// Why, in the user's words.
@@ -98,7 +104,18 @@ enum Slot {
     Disabled,
     Connected(McpClient),
     Reconnecting { attempt: u32, error: String },
+    NeedsAuthorization(String),
     Failed(String),
+}
+
+impl Slot {
+    /// The slot a failed connect leaves: waiting for authorization, or failed.
+    fn failed(e: &McpError) -> Self {
+        match e {
+            McpError::AuthorizationRequired { .. } => Self::NeedsAuthorization(e.to_string()),
+            _ => Self::Failed(e.to_string()),
+        }
+    }
 }
 
 struct Entry {
@@ -150,7 +167,7 @@ impl McpManager {
                     Ok(client) => Slot::Connected(client),
                     Err(e) => {
                         tracing::warn!(server = %server.name, error = %e, "mcp server failed to start");
-                        Slot::Failed(e.to_string())
+                        Slot::failed(&e)
                     }
                 }
             }
@@ -179,6 +196,9 @@ impl McpManager {
                     },
                     Slot::Reconnecting { attempt, error } => {
                         ServerState::Reconnecting { attempt: *attempt, error: error.clone() }
+                    }
+                    Slot::NeedsAuthorization(error) => {
+                        ServerState::NeedsAuthorization { error: error.clone() }
                     }
                     Slot::Failed(error) => ServerState::Failed { error: error.clone() },
                 };
@@ -229,7 +249,7 @@ impl McpManager {
                 Ok(())
             }
             Err(e) => {
-                *lock(&entry.slot) = Slot::Failed(e.to_string());
+                *lock(&entry.slot) = Slot::failed(&e);
                 Err(e)
             }
         }
@@ -326,6 +346,11 @@ async fn reconnect_loop(manager: Weak<Inner>, index: usize) {
             Ok(client) => {
                 tracing::info!(server = %entry.config.name, attempt, "mcp server reconnected");
                 *lock(&entry.slot) = Slot::Connected(client);
+                return;
+            }
+            Err(e @ McpError::AuthorizationRequired { .. }) => {
+                // Retrying cannot help until someone authorizes.
+                *lock(&entry.slot) = Slot::failed(&e);
                 return;
             }
             Err(e) => {

@@ -66,6 +66,27 @@ impl HttpOptions {
     /// # Errors
     /// A [`ProviderError`] of kind `Other` when TLS or the client cannot be set up.
     pub fn build_client(&self) -> Result<reqwest::Client, ProviderError> {
+        self.client_builder()?
+            .build()
+            .map_err(|e| ProviderError::new("http", LlmErrorKind::Other, format!("HTTP client: {e}")))
+    }
+
+    /// The builder [`build_client`](Self::build_client) finishes, for a caller that needs one
+    /// more setting (a redirect policy, say) on the same TLS and timeouts.
+    ///
+    /// ```
+    /// let client = dive_provider::HttpOptions::default()
+    ///     .client_builder()
+    ///     .unwrap()
+    ///     .redirect(reqwest::redirect::Policy::none())
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(client);
+    /// ```
+    ///
+    /// # Errors
+    /// A [`ProviderError`] of kind `Other` when TLS cannot be set up.
+    pub fn client_builder(&self) -> Result<reqwest::ClientBuilder, ProviderError> {
         let setup = |message: String| ProviderError::new("http", LlmErrorKind::Other, message);
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut tls = rustls::ClientConfig::builder_with_provider(provider)
@@ -75,13 +96,11 @@ impl HttpOptions {
             .map_err(|e| setup(format!("TLS certificate verifier: {e}")))?
             .with_no_client_auth();
         tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-        reqwest::Client::builder()
+        Ok(reqwest::Client::builder()
             .tls_backend_preconfigured(tls)
             .connect_timeout(self.connect_timeout)
             .read_timeout(self.read_timeout)
-            .user_agent(self.user_agent.clone())
-            .build()
-            .map_err(|e| setup(format!("HTTP client: {e}")))
+            .user_agent(self.user_agent.clone()))
     }
 }
 
