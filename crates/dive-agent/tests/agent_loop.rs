@@ -438,14 +438,8 @@ impl dive_core::Tracer for RecordingTracer {
         self.0.lock().unwrap().push(format!("run start {}", run.agent_name));
         Box::new(Span(self.0.clone(), "run"))
     }
-    fn start_chat(
-        &self,
-        _run: &RunInfo,
-        provider: &str,
-        _request: &dive_core::ModelRequest,
-        streaming: bool,
-    ) -> Box<dyn dive_core::ChatSpan> {
-        self.0.lock().unwrap().push(format!("chat start {provider} streaming={streaming}"));
+    fn start_chat(&self, _run: &RunInfo, chat: &dive_core::ChatStart<'_>) -> Box<dyn dive_core::ChatSpan> {
+        self.0.lock().unwrap().push(format!("chat start {} streaming={}", chat.provider, chat.streaming));
         Box::new(Span(self.0.clone(), "chat"))
     }
     fn start_tool_call(&self, _run: &RunInfo, call: &dive_core::ToolUse) -> Box<dyn dive_core::ToolCallSpan> {

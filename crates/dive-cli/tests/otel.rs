@@ -56,6 +56,12 @@ async fn print_mode_exports_one_trace_with_the_subagent_under_its_agent_call() {
     let read = one("execute_tool Read");
     let chats = named("chat claude-sonnet-5-5");
     assert_eq!(chats.len(), 4, "two calls of the parent and two of the subagent: {text}");
+    // The provider's endpoint (the mock's address) is on every chat span from its start.
+    let mock = api.server.address();
+    for chat in &chats {
+        assert_eq!(chat["attributes"]["server.address"], mock.ip().to_string(), "{text}");
+        assert_eq!(chat["attributes"]["server.port"], i64::from(mock.port()), "{text}");
+    }
     for span in &spans {
         assert_eq!(span["trace_id"], parent["trace_id"], "one trace: {text}");
         assert_eq!(span["service"], "dive-under-test");

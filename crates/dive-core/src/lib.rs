@@ -114,7 +114,7 @@ pub use session_event::{
 pub use session_lock::{SessionLock, SessionLockGuard, SessionLocks};
 pub use time::Timestamp;
 pub use tool::*;
-pub use trace::{AgentRunSpan, ChatSpan, MultiTracer, NopTracer, ToolCallSpan, Tracer};
+pub use trace::{AgentRunSpan, ChatSpan, ChatStart, MultiTracer, NopTracer, ToolCallSpan, Tracer};
 pub use turn::{
     CompletedToolCall, NextStep, OUTCOME_REMINDER_NAME, OutcomeReason, PendingToolCall, Persistence,
     SuspensionState, ToolCallRecord, ToolCallState, Turn, TurnOrigin, TurnOutcome, TurnStatus,

@@ -9,6 +9,24 @@ use crate::message::ToolUse;
 use crate::response::ToolCallResult;
 use crate::run::RunInfo;
 
+/// Names of the span attributes a tool reports through
+/// [`ToolOutput::with_span_attribute`](crate::ToolOutput::with_span_attribute) (the
+/// OpenTelemetry conventions' names; every tracer sees the same ones).
+pub mod attributes {
+    /// `gen_ai.skill.name`: the skill a call loaded.
+    pub const SKILL_NAME: &str = "gen_ai.skill.name";
+    /// `gen_ai.skill.description`.
+    pub const SKILL_DESCRIPTION: &str = "gen_ai.skill.description";
+    /// `gen_ai.skill.source.uri`: where the skill came from (`file:///…/SKILL.md`).
+    pub const SKILL_SOURCE_URI: &str = "gen_ai.skill.source.uri";
+    /// `gen_ai.skill.resource.name`: a file of the skill a call read.
+    pub const SKILL_RESOURCE_NAME: &str = "gen_ai.skill.resource.name";
+    /// `process.executable.name`: the program a call ran.
+    pub const PROCESS_EXECUTABLE_NAME: &str = "process.executable.name";
+    /// `process.exit.code`: how it exited.
+    pub const PROCESS_EXIT_CODE: &str = "process.exit.code";
+}
+
 /// A span around one agent invocation.
 pub trait AgentRunSpan: Send {
     /// Records the final usage.
@@ -41,18 +59,56 @@ pub trait ToolCallSpan: Send {
     fn end(self: Box<Self>) {}
 }
 
+/// What a model call is, as it starts: enough for a tracer to set every attribute the
+/// conventions want at span start (provider, model, server address and port, …).
+///
+/// ```
+/// use dive_core::{ChatStart, ModelRequest};
+/// let request = ModelRequest::default();
+/// let chat = ChatStart::new("anthropic", &request).with_endpoint(Some("https://api.anthropic.com")).with_streaming(true);
+/// assert_eq!(chat.endpoint, Some("https://api.anthropic.com"));
+/// ```
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct ChatStart<'a> {
+    /// Provider name, e.g. `anthropic`.
+    pub provider: &'a str,
+    /// The provider's base URL, when it has one ([`Llm::endpoint`](crate::Llm::endpoint)).
+    pub endpoint: Option<&'a str>,
+    /// The request as it will be sent (the model always named).
+    pub request: &'a ModelRequest,
+    /// Whether the call streams.
+    pub streaming: bool,
+}
+
+impl<'a> ChatStart<'a> {
+    /// A call to `provider` with `request`, no endpoint known, not streaming.
+    #[must_use]
+    pub fn new(provider: &'a str, request: &'a ModelRequest) -> Self {
+        Self { provider, endpoint: None, request, streaming: false }
+    }
+
+    /// Sets the endpoint.
+    #[must_use]
+    pub fn with_endpoint(mut self, endpoint: Option<&'a str>) -> Self {
+        self.endpoint = endpoint;
+        self
+    }
+
+    /// Sets whether the call streams.
+    #[must_use]
+    pub fn with_streaming(mut self, streaming: bool) -> Self {
+        self.streaming = streaming;
+        self
+    }
+}
+
 /// Starts spans. Implementations must not block.
 pub trait Tracer: Send + Sync {
     /// A run starts.
     fn start_agent_run(&self, run: &RunInfo) -> Box<dyn AgentRunSpan>;
     /// A model call starts.
-    fn start_chat(
-        &self,
-        run: &RunInfo,
-        provider: &str,
-        request: &ModelRequest,
-        streaming: bool,
-    ) -> Box<dyn ChatSpan>;
+    fn start_chat(&self, run: &RunInfo, chat: &ChatStart<'_>) -> Box<dyn ChatSpan>;
     /// A tool call starts.
     fn start_tool_call(&self, run: &RunInfo, call: &ToolUse) -> Box<dyn ToolCallSpan>;
 }
@@ -62,14 +118,8 @@ impl<T: Tracer + ?Sized> Tracer for std::sync::Arc<T> {
     fn start_agent_run(&self, run: &RunInfo) -> Box<dyn AgentRunSpan> {
         (**self).start_agent_run(run)
     }
-    fn start_chat(
-        &self,
-        run: &RunInfo,
-        provider: &str,
-        request: &ModelRequest,
-        streaming: bool,
-    ) -> Box<dyn ChatSpan> {
-        (**self).start_chat(run, provider, request, streaming)
+    fn start_chat(&self, run: &RunInfo, chat: &ChatStart<'_>) -> Box<dyn ChatSpan> {
+        (**self).start_chat(run, chat)
     }
     fn start_tool_call(&self, run: &RunInfo, call: &ToolUse) -> Box<dyn ToolCallSpan> {
         (**self).start_tool_call(run, call)
@@ -89,7 +139,7 @@ impl Tracer for NopTracer {
     fn start_agent_run(&self, _run: &RunInfo) -> Box<dyn AgentRunSpan> {
         Box::new(Nop)
     }
-    fn start_chat(&self, _: &RunInfo, _: &str, _: &ModelRequest, _: bool) -> Box<dyn ChatSpan> {
+    fn start_chat(&self, _: &RunInfo, _: &ChatStart<'_>) -> Box<dyn ChatSpan> {
         Box::new(Nop)
     }
     fn start_tool_call(&self, _run: &RunInfo, _call: &ToolUse) -> Box<dyn ToolCallSpan> {
@@ -160,14 +210,8 @@ impl Tracer for MultiTracer {
     fn start_agent_run(&self, run: &RunInfo) -> Box<dyn AgentRunSpan> {
         Box::new(Many(self.0.iter().map(|t| t.start_agent_run(run)).collect()))
     }
-    fn start_chat(
-        &self,
-        run: &RunInfo,
-        provider: &str,
-        request: &ModelRequest,
-        streaming: bool,
-    ) -> Box<dyn ChatSpan> {
-        Box::new(Many(self.0.iter().map(|t| t.start_chat(run, provider, request, streaming)).collect()))
+    fn start_chat(&self, run: &RunInfo, chat: &ChatStart<'_>) -> Box<dyn ChatSpan> {
+        Box::new(Many(self.0.iter().map(|t| t.start_chat(run, chat)).collect()))
     }
     fn start_tool_call(&self, run: &RunInfo, call: &ToolUse) -> Box<dyn ToolCallSpan> {
         Box::new(Many(self.0.iter().map(|t| t.start_tool_call(run, call)).collect()))

@@ -79,6 +79,15 @@ pub const WORKFLOW_NAME: &str = "gen_ai.workflow.name";
 pub const SERVER_ADDRESS: &str = "server.address";
 /// `server.port`.
 pub const SERVER_PORT: &str = "server.port";
+/// The attributes tools report on their `execute_tool` span (`gen_ai.skill.name`,
+/// `process.exit.code`, …), defined once in dive-core.
+pub use dive_core::trace::attributes::*;
+/// `exception`: the event recording a failure on its span.
+pub const EXCEPTION_EVENT: &str = "exception";
+/// `exception.type`.
+pub const EXCEPTION_TYPE: &str = "exception.type";
+/// `exception.message`.
+pub const EXCEPTION_MESSAGE: &str = "exception.message";
 /// `error.type`.
 pub const ERROR_TYPE: &str = "error.type";
 /// `dive.cost.total`: what the call or turn cost, in US dollars (the catalog's or the

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use dive_core::trace::{AgentRunSpan, ChatSpan, ToolCallSpan, Tracer};
-use dive_core::{ModelRequest, ModelResponse, RunInfo, ToolCallResult, ToolUse, Usage};
+use dive_core::trace::{AgentRunSpan, ChatSpan, ChatStart, ToolCallSpan, Tracer};
+use dive_core::{ModelResponse, RunInfo, ToolCallResult, ToolUse, Usage};
 use opentelemetry::global::BoxedTracer;
 use opentelemetry::metrics::Meter;
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer as _, TracerProvider};
@@ -262,6 +262,34 @@ impl OtelTracer {
     }
 }
 
+/// The host and port of a base URL (`https://api.anthropic.com` → `api.anthropic.com`, 443):
+/// what `server.address` and `server.port` report.
+fn server_of(endpoint: &str) -> Option<(String, u16)> {
+    let (scheme, rest) = endpoint.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    let default_port = match scheme {
+        "https" => 443,
+        "http" => 80,
+        _ => return None,
+    };
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(v6) => {
+            let (host, after) = v6.split_once(']')?;
+            (host, after.strip_prefix(':'))
+        }
+        None => match authority.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        },
+    };
+    let port = match port {
+        Some(p) => p.parse().ok()?,
+        None => default_port,
+    };
+    (!host.is_empty()).then(|| (host.to_owned(), port))
+}
+
 fn to_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
@@ -290,6 +318,7 @@ impl AgentRunSpan for AgentSpan {
         let span = self.cx.span();
         span.set_attribute(KeyValue::new(semconv::ERROR_TYPE, OTHER_ERROR));
         span.set_status(Status::error(error.to_owned()));
+        exception(&span, OTHER_ERROR, error.to_owned());
     }
     fn end(self: Box<Self>) {
         self.cx.span().end();
@@ -347,6 +376,7 @@ impl ChatSpan for Chat {
         let span = self.cx.span();
         span.set_attribute(KeyValue::new(semconv::ERROR_TYPE, OTHER_ERROR));
         span.set_status(Status::error(error.to_owned()));
+        exception(&span, OTHER_ERROR, error.to_owned());
         self.error = Some(OTHER_ERROR.to_owned());
     }
     fn end(self: Box<Self>) {
@@ -382,9 +412,16 @@ impl ToolCallSpan for Tool {
             _ => None,
         };
         if let Some((kind, message)) = error {
+            let message = inner.capture.cap(message);
             span.set_attribute(KeyValue::new(semconv::ERROR_TYPE, kind.clone()));
-            span.set_status(Status::error(inner.capture.cap(message)));
+            span.set_status(Status::error(message.clone()));
+            exception(&span, &kind, message);
             self.error = Some(kind);
+        }
+        if let Some(output) = &result.output {
+            for (key, value) in &output.span_attributes {
+                span.set_attribute(KeyValue::new(*key, otel_value(value)));
+            }
         }
         if inner.capture.tool_io
             && let Some(output) = &result.output
@@ -409,6 +446,30 @@ impl ToolCallSpan for Tool {
         }
         self.cx.span().end();
     }
+}
+
+/// A JSON value as an attribute value: strings, booleans and numbers as themselves, anything
+/// else as its JSON text.
+fn otel_value(value: &serde_json::Value) -> Value {
+    match value {
+        serde_json::Value::String(s) => Value::from(s.clone()),
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Number(n) => {
+            n.as_i64().map_or_else(|| Value::F64(n.as_f64().unwrap_or(f64::NAN)), Value::I64)
+        }
+        other => Value::from(other.to_string()),
+    }
+}
+
+/// The conventions' `exception` event: what failed, as an event a backend lists with the span.
+fn exception(span: &opentelemetry::trace::SpanRef<'_>, kind: &str, message: String) {
+    span.add_event(
+        semconv::EXCEPTION_EVENT,
+        vec![
+            KeyValue::new(semconv::EXCEPTION_TYPE, kind.to_owned()),
+            KeyValue::new(semconv::EXCEPTION_MESSAGE, message),
+        ],
+    );
 }
 
 fn serde_kind<T: dive_core::serde::Serialize>(kind: &T) -> String {
@@ -444,13 +505,8 @@ impl Tracer for OtelTracer {
         Box::new(AgentSpan { cx, tracer: self.clone() })
     }
 
-    fn start_chat(
-        &self,
-        run: &RunInfo,
-        provider: &str,
-        request: &ModelRequest,
-        streaming: bool,
-    ) -> Box<dyn ChatSpan> {
+    fn start_chat(&self, run: &RunInfo, chat: &ChatStart<'_>) -> Box<dyn ChatSpan> {
+        let (provider, request, streaming) = (chat.provider, chat.request, chat.streaming);
         let inner = &self.inner;
         let parent = RunSpans::of(run).agent(self.key()).unwrap_or_else(Context::current);
         let model = request.model.clone().unwrap_or_default();
@@ -460,6 +516,10 @@ impl Tracer for OtelTracer {
         ];
         if !model.is_empty() {
             metric_attrs.push(KeyValue::new(semconv::REQUEST_MODEL, model.clone()));
+        }
+        if let Some((host, port)) = chat.endpoint.and_then(server_of) {
+            metric_attrs.push(KeyValue::new(semconv::SERVER_ADDRESS, host));
+            metric_attrs.push(KeyValue::new(semconv::SERVER_PORT, i64::from(port)));
         }
         let mut attributes = metric_attrs.clone();
         if let Some(n) = request.max_tokens {
@@ -531,5 +591,20 @@ impl Tracer for OtelTracer {
             spans,
             error: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::server_of;
+
+    #[test]
+    fn the_server_of_a_base_url() {
+        assert_eq!(server_of("https://api.anthropic.com"), Some(("api.anthropic.com".into(), 443)));
+        assert_eq!(server_of("http://127.0.0.1:8080/v1"), Some(("127.0.0.1".into(), 8080)));
+        assert_eq!(server_of("http://[::1]:11434"), Some(("::1".into(), 11434)));
+        assert_eq!(server_of("https://user:secret@host.example/v1"), Some(("host.example".into(), 443)));
+        assert_eq!(server_of("not a url"), None);
+        assert_eq!(server_of("http://host:notaport"), None);
     }
 }

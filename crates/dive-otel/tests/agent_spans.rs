@@ -147,6 +147,15 @@ async fn a_failing_tool_marks_its_span_as_an_error() {
         tool.status
     );
     assert_eq!(attr_str(tool, semconv::ERROR_TYPE).as_deref(), Some("failed"));
+    let [event] = tool.events.events.as_slice() else { panic!("{:?}", tool.events) };
+    assert_eq!(event.name, semconv::EXCEPTION_EVENT);
+    let fields: Vec<(String, String)> =
+        event.attributes.iter().map(|kv| (kv.key.to_string(), kv.value.to_string())).collect();
+    assert!(fields.contains(&(semconv::EXCEPTION_TYPE.into(), "failed".into())), "{fields:?}");
+    assert!(
+        fields.iter().any(|(k, v)| k == semconv::EXCEPTION_MESSAGE && v.contains("disk is on fire")),
+        "{fields:?}"
+    );
     let run = one(&spans, "invoke_agent helper");
     assert_eq!(run.status, Status::Unset, "the turn itself went on and completed");
 }
@@ -165,8 +174,10 @@ async fn a_failing_model_call_marks_chat_and_run() {
         chat.status
     );
     assert_eq!(attr_str(chat, semconv::ERROR_TYPE).as_deref(), Some("_OTHER"));
+    assert!(chat.events.events.iter().any(|e| e.name == semconv::EXCEPTION_EVENT), "{:?}", chat.events);
     let run = one(&spans, "invoke_agent helper");
     assert!(matches!(run.status, Status::Error { .. }));
+    assert!(run.events.events.iter().any(|e| e.name == semconv::EXCEPTION_EVENT), "{:?}", run.events);
     assert_eq!(attr_str(run, semconv::DIVE_TURN_STATUS).as_deref(), Some("incomplete"));
 }
 
@@ -358,4 +369,25 @@ async fn two_tracers_behind_a_multi_tracer_keep_their_own_trees() {
             assert_eq!(s.parent_span_id, run.span_context.span_id(), "{} under its own tracer's run", s.name);
         }
     }
+}
+
+#[tokio::test]
+async fn attributes_a_tool_reports_land_on_its_execute_tool_span() {
+    let sdk = Sdk::new();
+    let skill = Arc::new(
+        FunctionTool::new("Skill", "Loads a skill.", |_input: Json, _ctx| async move {
+            Ok::<_, ToolError>(ToolResult::Output(
+                dive_core::ToolOutput::text("Launching skill: pdf")
+                    .with_span_attribute(semconv::SKILL_NAME, "pdf")
+                    .with_span_attribute(semconv::PROCESS_EXIT_CODE, 3),
+            ))
+        })
+        .with_schema(json!({"type": "object"})),
+    ) as Arc<dyn Tool>;
+    let model = ScriptedModel::new([calls(&[("c1", "Skill", json!({}))]), ModelResponse::text("done")]);
+    agent(&model, sdk.tracer().build(), vec![skill]).run("go").await.unwrap();
+    let spans = sdk.finished();
+    let tool = one(&spans, "execute_tool Skill");
+    assert_eq!(attr_str(tool, semconv::SKILL_NAME).as_deref(), Some("pdf"));
+    assert_eq!(attr_i64(tool, semconv::PROCESS_EXIT_CODE), Some(3));
 }

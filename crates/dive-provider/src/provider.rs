@@ -275,6 +275,10 @@ impl<W: WireFormat> Llm for HttpProvider<W> {
         true
     }
 
+    fn endpoint(&self) -> Option<&str> {
+        Some(&self.base_url)
+    }
+
     fn model_info(&self) -> Option<ModelInfo> {
         self.vendor.model_info(&self.model).cloned()
     }

@@ -3,11 +3,12 @@
 
 use std::sync::Arc;
 
-use dive_core::{BoxFuture, Tool, ToolContext, ToolError, ToolResult};
+use dive_core::trace::attributes;
+use dive_core::{BoxFuture, Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 use serde_json::{Value, json};
 
 use crate::extension::Shared;
-use crate::skill::ExecutionContext;
+use crate::skill::{ExecutionContext, Skill};
 use crate::state::SkillState;
 
 /// The tool's name, as Claude Code's (models are tuned to it).
@@ -73,23 +74,38 @@ impl Tool for SkillTool {
             };
             let pending = self.shared.render(skill, args).await;
             if let (ExecutionContext::Fork { .. }, Some(fork)) = (&skill.context, &self.shared.fork) {
-                return Ok(match fork.run(skill, pending.content, ctx).await {
-                    Ok(answer) => ToolResult::text(answer),
-                    Err(message) => ToolResult::error(format!("The skill `{name}` could not run: {message}")),
-                });
+                let output = match fork.run(skill, pending.content, ctx).await {
+                    Ok(answer) => ToolOutput::text(answer),
+                    Err(message) => ToolOutput::error(format!("The skill `{name}` could not run: {message}")),
+                };
+                return Ok(traced(output, skill).into());
             }
             let state = SkillState::of(&ctx.run.values);
             let mut inner = state.lock();
             // The same content (same skill, same arguments) is never delivered twice.
             if inner.loaded.contains(&pending.content) {
-                return Ok(ToolResult::text(format!(
+                let output = ToolOutput::text(format!(
                     "The skill `{name}` is already loaded in this conversation with these arguments: \
                      follow its instructions above."
-                )));
+                ));
+                return Ok(traced(output, skill).into());
             }
             inner.pending.insert(ctx.call_id.to_string(), pending);
             drop(inner);
-            Ok(ToolResult::text(format!("Launching skill: {name}")))
+            Ok(traced(ToolOutput::text(format!("Launching skill: {name}")), skill).into())
         })
+    }
+}
+
+/// The skill on the call's `execute_tool` span, as the conventions name it: loading a skill.
+fn traced(output: ToolOutput, skill: &Skill) -> ToolOutput {
+    let output = output
+        .with_span_attribute(attributes::SKILL_NAME, skill.name.clone())
+        .with_span_attribute(attributes::SKILL_DESCRIPTION, skill.description.clone());
+    match skill.dir() {
+        Some(dir) => {
+            output.with_span_attribute(attributes::SKILL_SOURCE_URI, format!("file://{}", dir.display()))
+        }
+        None => output,
     }
 }

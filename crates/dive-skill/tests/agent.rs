@@ -74,6 +74,16 @@ async fn the_model_calls_skill_and_the_body_reaches_the_next_request() {
         .unwrap();
     let response = agent.run(RunOptions::text("Review src/lib.rs")).await.unwrap();
     assert_eq!(response.output_text(), "Reviewed.");
+    // The load is on the call's span as the tracing conventions name it.
+    let call = response.tool_call_results().find(|r| r.name == "Skill").unwrap();
+    let attributes = &call.output.as_ref().unwrap().span_attributes;
+    assert!(attributes.contains(&("gen_ai.skill.name", json!("review"))), "{attributes:?}");
+    assert!(
+        attributes.iter().any(|(k, v)| *k == "gen_ai.skill.source.uri"
+            && v.as_str()
+                .is_some_and(|uri| uri.starts_with("file://") && uri.ends_with(".dive/skills/review"))),
+        "{attributes:?}"
+    );
 
     let requests = model.requests().all();
     assert_eq!(requests.len(), 2);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dive_core::{
-    LlmError, LlmErrorKind, ModelCallRecord, ModelRequest, ModelResponse, OutcomeReason, Reminder,
+    ChatStart, LlmError, LlmErrorKind, ModelCallRecord, ModelRequest, ModelResponse, OutcomeReason, Reminder,
     ResponseItem, Tool, ToolChoice, ToolDeclaration, ToolDefinition,
 };
 use futures_util::StreamExt;
@@ -207,7 +207,10 @@ impl Run {
         let requested = request.model.get_or_insert_with(|| model.model().to_owned()).clone();
         let mut record = ModelCallRecord::new(iteration, model.provider(), requested.clone());
         record.streamed = streaming;
-        let mut span = self.agent.inner.tracer.start_chat(&self.info, model.provider(), &request, streaming);
+        let chat = ChatStart::new(model.provider(), &request)
+            .with_endpoint(model.endpoint())
+            .with_streaming(streaming);
+        let mut span = self.agent.inner.tracer.start_chat(&self.info, &chat);
         let started = Instant::now();
         let mut first_event: Option<Duration> = None;
         let interrupts = self.interrupts.clone();

@@ -112,6 +112,12 @@ pub trait Llm: Send + Sync {
     fn model_info(&self) -> Option<ModelInfo> {
         None
     }
+
+    /// The base URL requests go to (e.g. `https://api.anthropic.com`), when there is one:
+    /// tracers report it as `server.address` and `server.port`.
+    fn endpoint(&self) -> Option<&str> {
+        None
+    }
 }
 
 impl<T: Llm + ?Sized> Llm for Arc<T> {
@@ -132,5 +138,8 @@ impl<T: Llm + ?Sized> Llm for Arc<T> {
     }
     fn model_info(&self) -> Option<ModelInfo> {
         (**self).model_info()
+    }
+    fn endpoint(&self) -> Option<&str> {
+        (**self).endpoint()
     }
 }

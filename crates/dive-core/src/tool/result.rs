@@ -33,13 +33,19 @@ pub struct ToolOutput {
     /// turn's usage. Never sent to the model.
     #[serde(skip)]
     pub usage: Option<crate::Usage>,
+    /// Attributes for the call's trace span that only the tool knows: the skill a `Skill`
+    /// call loaded (`gen_ai.skill.name`), the exit code of a command it ran
+    /// (`process.exit.code`). Tracers add them to the `execute_tool` span; never sent to the
+    /// model, never saved.
+    #[serde(skip)]
+    pub span_attributes: Vec<(&'static str, Value)>,
 }
 
 impl ToolOutput {
     /// Output with these blocks.
     #[must_use]
     pub fn new(content: Vec<Content>) -> Self {
-        Self { content, is_error: false, display: None, usage: None }
+        Self { content, is_error: false, display: None, usage: None, span_attributes: Vec::new() }
     }
 
     /// Text output.
@@ -51,7 +57,7 @@ impl ToolOutput {
     /// An error the model can read and correct.
     #[must_use]
     pub fn error(text: impl Into<String>) -> Self {
-        Self { content: vec![Content::text(text)], is_error: true, display: None, usage: None }
+        Self { is_error: true, ..Self::text(text) }
     }
 
     /// Sets the display text.
@@ -72,6 +78,20 @@ impl ToolOutput {
     #[must_use]
     pub fn with_usage(mut self, usage: crate::Usage) -> Self {
         self.usage = Some(usage);
+        self
+    }
+
+    /// Adds an attribute for the call's trace span (see
+    /// [`span_attributes`](Self::span_attributes)).
+    ///
+    /// ```
+    /// use dive_core::ToolOutput;
+    /// let out = ToolOutput::text("loaded").with_span_attribute("gen_ai.skill.name", "pdf");
+    /// assert_eq!(out.span_attributes, [("gen_ai.skill.name", serde_json::json!("pdf"))]);
+    /// ```
+    #[must_use]
+    pub fn with_span_attribute(mut self, key: &'static str, value: impl Into<Value>) -> Self {
+        self.span_attributes.push((key, value.into()));
         self
     }
 
