@@ -25,6 +25,7 @@ use tokio::task::JoinHandle;
 
 use crate::config::{HttpConfig, ServerConfig, ToolFilter, Transport};
 use crate::convert;
+use crate::elicit::ElicitationHandler;
 use crate::error::McpError;
 use crate::handler::{Changes, Handler};
 use crate::oauth::OAuth;
@@ -96,6 +97,8 @@ pub struct ConnectOptions {
     /// The OAuth token store for HTTP servers; `None`: a 401 is
     /// [`McpError::AuthorizationRequired`] with nowhere to keep tokens.
     pub oauth: Option<OAuth>,
+    /// Who answers a 2025-11-25 server's mid-call elicitation; `None`: declined.
+    pub elicitation: Option<ElicitationHandler>,
 }
 
 /// Gives the `traceparent` of the span a tool call runs under, if any (with dive-otel:
@@ -133,6 +136,7 @@ impl Default for ConnectOptions {
             protocol: ProtocolChoice::Auto,
             traceparent: None,
             oauth: None,
+            elicitation: None,
         }
     }
 }
@@ -166,6 +170,14 @@ impl ConnectOptions {
     #[must_use]
     pub fn with_oauth(mut self, oauth: OAuth) -> Self {
         self.oauth = Some(oauth);
+        self
+    }
+
+    /// Answers a 2025-11-25 server that asks for input in the middle of a call (its request
+    /// waits for the answer; a 2026-07-28 server suspends the turn instead).
+    #[must_use]
+    pub fn with_elicitation(mut self, handler: ElicitationHandler) -> Self {
+        self.elicitation = Some(handler);
         self
     }
 
@@ -264,7 +276,7 @@ impl McpClient {
         let timeout = server.startup_timeout.unwrap_or(options.startup_timeout);
         let name = server.name.clone();
         let changes = Changes::new();
-        let handler = Handler::new(changes.clone());
+        let handler = Handler::new(changes.clone(), &name, options.elicitation.clone());
         let lifecycle = options.lifecycle();
         let handshake =
             |message: String, stderr: String| McpError::Handshake { server: name.clone(), message, stderr };

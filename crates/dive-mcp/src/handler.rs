@@ -3,10 +3,14 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
-use rmcp::service::NotificationContext;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction, Implementation,
+};
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, RoleClient};
 use tokio::sync::watch;
+
+use crate::elicit::{Elicitation, ElicitationHandler, decline};
 
 /// Generation counters bumped on each list-changed notification; a cached list is stale
 /// when the counter moved since it was read.
@@ -31,22 +35,25 @@ impl Changes {
     }
 }
 
-/// Our rmcp client handler. Server-initiated requests (sampling, roots, elicitation) keep
-/// rmcp's defaults: declined.
+/// Our rmcp client handler. A 2025-11-25 server's mid-call elicitation goes to the
+/// connection's [`ElicitationHandler`] (declined without one); sampling and roots keep rmcp's
+/// defaults: declined.
 #[derive(Debug, Clone)]
 pub(crate) struct Handler {
     pub(crate) changes: Arc<Changes>,
     pub(crate) info: ClientConfig,
+    server: String,
+    elicitation: Option<ElicitationHandler>,
 }
 
 impl Handler {
-    pub(crate) fn new(changes: Arc<Changes>) -> Self {
+    pub(crate) fn new(changes: Arc<Changes>, server: &str, elicitation: Option<ElicitationHandler>) -> Self {
         // Form elicitation is declared so 2026-07-28 servers may ask through `input_required`
-        // (a suspension); a 2025-11-25 server's mid-call elicitation request is declined.
+        // (a suspension) and older ones with a request.
         let capabilities: ClientCapabilities =
             serde_json::from_value(serde_json::json!({"elicitation": {"form": {}}})).unwrap_or_default();
         let info = ClientConfig::new(capabilities, Implementation::new("dive", env!("CARGO_PKG_VERSION")));
-        Self { changes, info }
+        Self { changes, info, server: server.to_owned(), elicitation }
     }
 }
 
@@ -61,6 +68,32 @@ impl ClientHandler for Handler {
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
         Changes::bump(&self.changes.resources);
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        let Some(handler) = &self.elicitation else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let ask = match request {
+            ElicitRequestParams::FormElicitationParams { message, requested_schema, .. } => Elicitation {
+                server: self.server.clone(),
+                message,
+                schema: serde_json::to_value(requested_schema).ok(),
+                url: None,
+            },
+            ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+                Elicitation { server: self.server.clone(), message, schema: None, url: Some(url) }
+            }
+            _ => return Ok(ElicitResult::new(ElicitationAction::Decline)),
+        };
+        let answer = handler.answer(ask).await;
+        Ok(serde_json::from_value(answer)
+            .or_else(|_| serde_json::from_value(decline()))
+            .unwrap_or_else(|_| ElicitResult::new(ElicitationAction::Decline)))
     }
 
     fn get_info(&self) -> ClientConfig {

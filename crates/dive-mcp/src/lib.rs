@@ -40,6 +40,7 @@ pub use rmcp;
 mod client;
 mod config;
 mod convert;
+mod elicit;
 mod error;
 mod expand;
 mod handler;
@@ -51,6 +52,7 @@ mod tool;
 
 pub use client::{CallOutcome, ConnectOptions, McpClient, ProtocolChoice, TraceparentSource};
 pub use config::{HttpConfig, McpConfig, ServerConfig, StdioConfig, ToolFilter, Transport};
+pub use elicit::{Elicitation, ElicitationHandler};
 pub use error::{ConfigError, ConfigErrorKind, ConfigSource, McpError};
 pub use expand::{ExpandError, Vars};
 pub use manager::{ManagerOptions, McpManager, ServerState, ServerStatus};

@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use dive_core::{Content, MediaSource, Role, Tool, ToolContext, ToolResult};
@@ -195,4 +196,41 @@ async fn an_elicitation_suspends_and_the_answer_finishes_the_call() {
         panic!("the server asked again")
     };
     assert_eq!(output.text_content(), "hello Ada");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_servers_mid_call_elicitation_is_answered_by_the_handler_or_declined() {
+    let Some(python) = common::python() else { return };
+    let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&asked);
+    let handler = dive_mcp::ElicitationHandler::new(move |ask: dive_mcp::Elicitation| {
+        seen.lock().unwrap().push(ask.clone());
+        async move { json!({"action": "accept", "content": {"name": "Ada"}}) }
+    });
+    let legacy = ConnectOptions::default().with_protocol(dive_mcp::ProtocolChoice::Legacy);
+    let server = common::python_stdio_server(&python, "py");
+    let client = McpClient::connect(&server, &legacy.clone().with_elicitation(handler)).await.unwrap();
+    assert_eq!(client.protocol_version().unwrap().to_string(), "2025-11-25");
+    let out = client.call_tool("greet_user", serde_json::Map::new()).await.unwrap();
+    assert_eq!(out.text_content(), "hello Ada");
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].server, "py");
+    assert_eq!(asked[0].message, "What is your name?");
+    assert_eq!(
+        asked[0].schema.as_ref().unwrap()["properties"]["name"]["type"],
+        "string",
+        "{:?}",
+        asked[0].schema
+    );
+    drop(client);
+
+    // Nobody to ask: the request is declined and the tool says so instead of hanging.
+    let client = McpClient::connect(&server, &legacy).await.unwrap();
+    let out = client.call_tool("greet_user", serde_json::Map::new()).await;
+    let text = match out {
+        Ok(out) => out.text_content(),
+        Err(e) => e.to_string(),
+    };
+    assert!(!text.contains("hello"), "{text}");
 }
