@@ -1,4 +1,4 @@
-//! Leases with fencing: one `claims` row a session holds the owner, an attempt number that
+//! Leases with fencing: one `claims` row per session holds the owner, an attempt number that
 //! only grows, and an expiry on the database's clock. Taking a lease over (after expiry or
 //! release) raises the attempt; every fenced write checks, inside its own transaction and
 //! with the row locked against a concurrent takeover, that its attempt is still the current

@@ -57,4 +57,4 @@ pub use queue::{ClaimedRun, NewRun, QueueCounts, RunQueue, RunRecord, RunStatus}
 pub use rustls;
 pub use schema::latest_version;
 pub use session::PostgresSession;
-pub use store::{PostgresStore, migrate};
+pub use store::{PostgresStore, drop_schema, migrate};

@@ -88,6 +88,21 @@ pub async fn migrate(config: &PostgresConfig) -> Result<usize> {
     schema::migrate(&mut client, config.schema()).await
 }
 
+/// Drops the config's schema and everything in it: sessions, leases, effects, runs
+/// (teardown of tests, examples and throw-away deployments).
+///
+/// # Errors
+/// [`Error::Config`] when the config names no schema (the default schema is never dropped);
+/// [`Error::Pool`], [`Error::Database`].
+pub async fn drop_schema(config: &PostgresConfig) -> Result<()> {
+    let schema =
+        config.schema().ok_or_else(|| Error::Config("no schema to drop: set one with with_schema".into()))?;
+    let client = pool(config)?.get().await?;
+    // The name is checked by PostgresConfig::with_schema ([a-z0-9_]), so quoting suffices.
+    client.batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE")).await?;
+    Ok(())
+}
+
 impl PostgresStore {
     /// Connects, and migrates the schema unless the config says migrations run out of band
     /// (then a schema that is not up to date is refused).

@@ -72,6 +72,15 @@ fn migrations_run_once_on_open_or_out_of_band_and_a_newer_schema_is_refused() {
         }
         let versions = racing.execute("SELECT version FROM dive_migrations").await;
         assert_eq!(versions.len(), 1);
+        dive_postgres::drop_schema(&racing.config()).await.unwrap();
+        let left =
+            schema.execute(&format!("SELECT 1 FROM pg_namespace WHERE nspname = '{}'", racing.name)).await;
+        assert!(left.is_empty(), "drop_schema removed the schema");
+        let unnamed = dive_postgres::PostgresConfig::new(&common::url()).unwrap();
+        assert!(
+            matches!(dive_postgres::drop_schema(&unnamed).await, Err(Error::Config(_))),
+            "never the default schema"
+        );
         schema.execute("INSERT INTO dive_migrations (version) VALUES (99)").await;
         for config in [schema.config(), manual] {
             let newer = PostgresStore::connect(&config).await.unwrap_err();

@@ -82,6 +82,68 @@ fn claims_are_lease_rows_shared_by_stores() {
     block_on(b.save_turn(&Turn::completed("from-b", vec![]))).unwrap();
 }
 
+/// Leases are fenced by an attempt number: a takeover raises it, so the old holder is refused
+/// even when the new one uses the same owner name (a restarted host), and a release keeps the
+/// counter, so the next holder's attempt is higher still.
+#[test]
+fn a_takeover_raises_the_attempt_and_fences_the_old_lease_even_under_the_same_owner() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let a = block_on(SqliteStore::open(&db).unwrap().open("s")).unwrap();
+    let b = block_on(SqliteStore::open(&db).unwrap().open("s")).unwrap();
+    let attempt = || -> i64 {
+        rusqlite_conn(&db)
+            .query_row("SELECT attempt FROM claims WHERE session_id = 's'", [], |r| r.get(0))
+            .unwrap()
+    };
+    let ttl = std::time::Duration::from_secs(30);
+    block_on(a.as_claimer().unwrap().claim("host-1", std::time::Duration::from_millis(1))).unwrap();
+    block_on(a.save_turn(&Turn::completed("first", vec![]))).unwrap();
+    assert_eq!(attempt(), 1);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    block_on(b.as_claimer().unwrap().claim("host-1", ttl)).unwrap();
+    assert_eq!(attempt(), 2, "the lapsed lease was taken over");
+    block_on(b.as_claimer().unwrap().claim("host-1", ttl)).unwrap();
+    assert_eq!(attempt(), 2, "a live lease renewed by its holder keeps its attempt");
+    let stale = block_on(a.save_turn(&Turn::completed("stale", vec![])));
+    assert!(matches!(stale, Err(SessionError::Claimed { .. })), "{stale:?}");
+    block_on(b.save_turn(&Turn::completed("second", vec![]))).unwrap();
+    block_on(b.as_claimer().unwrap().release("host-1")).unwrap();
+    block_on(a.as_claimer().unwrap().claim("host-2", ttl)).unwrap();
+    assert_eq!(attempt(), 3, "a release keeps the counter");
+    let turns = block_on(a.as_history().unwrap().document()).unwrap().turns();
+    assert_eq!(turns.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["first", "second"]);
+}
+
+/// A database of schema version 1 (claims without attempts) is migrated on open; its live
+/// lease keeps fencing, now at attempt 1.
+#[test]
+fn a_version_1_database_gains_lease_attempts() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    drop(SqliteStore::open(&db).unwrap());
+    let conn = rusqlite_conn(&db);
+    conn.execute_batch(
+        "ALTER TABLE claims DROP COLUMN attempt; DELETE FROM dive_migrations WHERE version = 2;
+         INSERT INTO claims (session_id, owner, expires_at) VALUES ('s', 'old-holder', 9999999999999);",
+    )
+    .unwrap();
+    drop(conn);
+    let s = block_on(SqliteStore::open(&db).unwrap().open("s")).unwrap();
+    let refused = block_on(s.as_claimer().unwrap().claim("new", std::time::Duration::from_secs(1)));
+    assert!(
+        matches!(refused, Err(SessionError::Claimed { ref owner, .. }) if owner == "old-holder"),
+        "{refused:?}"
+    );
+    let conn = rusqlite_conn(&db);
+    let (version, attempt): (i64, i64) = conn
+        .query_row("SELECT (SELECT MAX(version) FROM dive_migrations), attempt FROM claims", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!((version, attempt), (2, 1));
+}
+
 #[test]
 fn a_database_from_a_newer_version_is_refused_untouched() {
     let dir = tempfile::tempdir().unwrap();

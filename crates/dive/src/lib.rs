@@ -17,6 +17,7 @@
 //! | `openai-compatible` | `dive::openai_wire` | any OpenAI-compatible endpoint (`openai-compatible/<model>`, base URL from `OPENAI_COMPATIBLE_BASE_URL`) |
 //! | `provider` | `dive::provider` | shared HTTP plumbing: client, retry policy, SSE, `ProviderError` |
 //! | `session`, `sqlite` | `dive::session` | session stores: memory, JSONL files, SQLite |
+//! | `postgres` | `dive::postgres` | the scale-out store on PostgreSQL: sessions, leases fenced by attempt numbers, an intent-before-effect journal, a run queue |
 //! | `toolkit` | `dive::toolkit` | built-in tools confined to a workspace |
 //! | `permission` | `dive::permission` | permission modes, rules, dialogs, the permission hook |
 //! | `skill` | `dive::skill` | agent skills: `SKILL.md` files, discovery, the `Skill` tool as an extension |
@@ -81,6 +82,10 @@ pub use dive_a2a as a2a;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub use dive_mcp as mcp;
+/// The scale-out store on PostgreSQL (feature `postgres`): [`dive_postgres`].
+#[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
+pub use dive_postgres as postgres;
 /// OpenTelemetry GenAI spans and metrics, trace-context helpers, OTLP/HTTP set-up (feature
 /// `otel`): [`dive_otel`].
 #[cfg(feature = "otel")]

@@ -5,7 +5,9 @@
 //! it. Every write is one `IMMEDIATE` transaction that checks the revision inside it:
 //! a `checkpoint_turn` with a stale revision fails with [`SessionError::RevisionConflict`]
 //! even when the other writer is another process. Claims are lease rows
-//! `(session_id, owner, expires_at)`. All database work runs on one dedicated thread per store
+//! `(session_id, owner, expires_at, attempt)` fenced by the attempt: a lease taken over (after
+//! it lapsed or was released) gets a higher attempt, and a write made under an older one is
+//! refused with [`SessionError::Claimed`], even when the new holder uses the same owner name. All database work runs on one dedicated thread per store
 //! (see `worker.rs`), never on the caller's async runtime. Once SQLite reports the file
 //! damaged ("malformed", "not a database") the store writes nothing more to it; a
 //! [`SqliteStore::checkpoint`] at exit leaves every session in the `.db` file alone.
@@ -138,7 +140,8 @@ impl SqliteStore {
 pub struct SqliteSession {
     id: String,
     worker: Worker,
-    held_claim: Mutex<Option<String>>,
+    /// The lease this session writes under: owner and attempt.
+    held_claim: Mutex<Option<(String, u64)>>,
     run_lock: dive_core::SessionLock,
 }
 
@@ -148,8 +151,8 @@ impl SqliteSession {
         apply: impl FnOnce(&mut SessionLog) -> Result<u64, SessionError> + Send + 'static,
     ) -> BoxFuture<'_, Result<u64, SessionError>> {
         let id = self.id.clone();
-        let owner = self.held_claim.lock().unwrap_or_else(PoisonError::into_inner).clone();
-        self.worker.run(move |db| db.write(&id, owner.as_deref(), apply))
+        let held = self.held_claim.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        self.worker.run(move |db| db.write(&id, held.as_ref(), apply))
     }
 }
 
@@ -164,10 +167,10 @@ impl Session for SqliteSession {
 
     fn load(&self) -> BoxFuture<'_, Result<SessionSnapshot, SessionError>> {
         let id = self.id.clone();
-        let owner = self.held_claim.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let held = self.held_claim.lock().unwrap_or_else(PoisonError::into_inner).clone();
         self.worker.run(move |db| {
             if db.read(&id, SessionLog::has_running_turn)? {
-                db.write(&id, owner.as_deref(), |log| {
+                db.write(&id, held.as_ref(), |log| {
                     log.recover_running_turn();
                     Ok(log.revision())
                 })?;
@@ -226,15 +229,16 @@ impl SessionClaimer for SqliteSession {
         let (id, who) = (self.id.clone(), owner.to_owned());
         let claimed = self.worker.run(move |db| db.claim(&id, &who, ttl));
         Box::pin(async move {
-            claimed.await?;
-            *self.held_claim.lock().unwrap_or_else(PoisonError::into_inner) = Some(owner.to_owned());
+            let attempt = claimed.await?;
+            *self.held_claim.lock().unwrap_or_else(PoisonError::into_inner) =
+                Some((owner.to_owned(), attempt));
             Ok(())
         })
     }
 
     fn release<'a>(&'a self, owner: &'a str) -> BoxFuture<'a, Result<(), SessionError>> {
         let mut held = self.held_claim.lock().unwrap_or_else(PoisonError::into_inner);
-        if held.as_deref() == Some(owner) {
+        if held.as_ref().is_some_and(|(holder, _)| holder == owner) {
             *held = None;
         }
         drop(held);

@@ -162,15 +162,20 @@ fn write_changes(tx: &Transaction<'_>, doc: &SessionDocument, before: usize) -> 
     Ok(())
 }
 
-fn check_claim(tx: &Transaction<'_>, id: &str, owner: Option<&str>) -> Result<(), SessionError> {
-    let Some(owner) = owner else { return Ok(()) };
-    let holder: Option<String> = tx
-        .query_row("SELECT owner FROM claims WHERE session_id = ?1", [id], |r| r.get(0))
+/// Fails unless the lease `held` (owner, attempt) is still the current one.
+fn check_claim(tx: &Transaction<'_>, id: &str, held: Option<&(String, u64)>) -> Result<(), SessionError> {
+    let Some((owner, attempt)) = held else { return Ok(()) };
+    let holder: Option<(String, i64)> = tx
+        .query_row("SELECT owner, attempt FROM claims WHERE session_id = ?1", [id], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
         .optional()
         .map_err(backend)?;
     match holder {
-        Some(h) if h == owner => Ok(()),
-        other => Err(SessionError::Claimed { id: id.to_owned(), owner: other.unwrap_or_default() }),
+        Some((h, a)) if h == *owner && u64::try_from(a).ok() == Some(*attempt) => Ok(()),
+        other => {
+            Err(SessionError::Claimed { id: id.to_owned(), owner: other.map(|(h, _)| h).unwrap_or_default() })
+        }
     }
 }
 
@@ -244,14 +249,14 @@ impl Db {
     pub(crate) fn write(
         &mut self,
         id: &str,
-        claim_owner: Option<&str>,
+        claim: Option<&(String, u64)>,
         apply: impl FnOnce(&mut SessionLog) -> Result<u64, SessionError>,
     ) -> Result<u64, SessionError> {
         self.writable()?;
         let result = (|| {
             let Self { conn, cache, .. } = self;
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(backend)?;
-            check_claim(&tx, id, claim_owner)?;
+            check_claim(&tx, id, claim)?;
             let log = Self::synced(cache, &tx, id)?;
             let before = log.document().events.len();
             let revision = apply(log)?;
@@ -324,42 +329,52 @@ impl Db {
         let tx = self.begin()?;
         tx.execute("DELETE FROM events WHERE session_id = ?1", [id]).map_err(backend)?;
         tx.execute("DELETE FROM sessions WHERE id = ?1", [id]).map_err(backend)?;
-        tx.execute("DELETE FROM claims WHERE session_id = ?1", [id]).map_err(backend)?;
+        // The lease row stays (released) so a later holder still gets a higher attempt.
+        tx.execute("UPDATE claims SET owner = '', expires_at = 0 WHERE session_id = ?1", [id])
+            .map_err(backend)?;
         tx.commit().map_err(backend)?;
         self.cache.remove(id);
         Ok(())
     }
 
-    /// Claims (or renews) a lease row.
-    pub(crate) fn claim(&mut self, id: &str, owner: &str, ttl: Duration) -> Result<(), SessionError> {
+    /// Claims (or renews) a lease row; returns its attempt: the same while `owner` renews a
+    /// live lease, one more on every takeover (after it lapsed or was released).
+    pub(crate) fn claim(&mut self, id: &str, owner: &str, ttl: Duration) -> Result<u64, SessionError> {
         let tx = self.begin()?;
         let now = Timestamp::now().as_millis();
-        let holder: Option<(String, i64)> = tx
-            .query_row("SELECT owner, expires_at FROM claims WHERE session_id = ?1", [id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
+        let holder: Option<(String, i64, i64)> = tx
+            .query_row("SELECT owner, expires_at, attempt FROM claims WHERE session_id = ?1", [id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
             })
             .optional()
             .map_err(backend)?;
-        if let Some((holder, expires)) = holder
-            && holder != owner
-            && expires > now
-        {
-            return Err(SessionError::Claimed { id: id.to_owned(), owner: holder });
-        }
+        let attempt = match holder {
+            Some((holder, expires, _)) if holder != owner && expires > now => {
+                return Err(SessionError::Claimed { id: id.to_owned(), owner: holder });
+            }
+            Some((_, expires, attempt)) if expires > now => attempt, // the owner renews
+            Some((_, _, attempt)) => attempt.saturating_add(1),
+            None => 1,
+        };
         let ttl_ms = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
         tx.execute(
-            "INSERT OR REPLACE INTO claims (session_id, owner, expires_at) VALUES (?1, ?2, ?3)",
-            params![id, owner, now.saturating_add(ttl_ms)],
+            "INSERT OR REPLACE INTO claims (session_id, owner, expires_at, attempt) VALUES (?1, ?2, ?3, ?4)",
+            params![id, owner, now.saturating_add(ttl_ms), attempt],
         )
         .map_err(backend)?;
-        tx.commit().map_err(backend)
+        tx.commit().map_err(backend)?;
+        Ok(u64::try_from(attempt).unwrap_or(0))
     }
 
-    /// Releases `owner`'s lease (nothing when another owner holds it).
+    /// Releases `owner`'s lease (nothing when another owner holds it); the row keeps its
+    /// attempt, so the next holder gets a higher one.
     pub(crate) fn release(&mut self, id: &str, owner: &str) -> Result<(), SessionError> {
         self.writable()?;
         self.conn
-            .execute("DELETE FROM claims WHERE session_id = ?1 AND owner = ?2", [id, owner])
+            .execute(
+                "UPDATE claims SET owner = '', expires_at = 0 WHERE session_id = ?1 AND owner = ?2",
+                [id, owner],
+            )
             .map_err(backend)?;
         Ok(())
     }

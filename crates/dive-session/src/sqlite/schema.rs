@@ -9,9 +9,10 @@ use dive_core::{SessionError, Timestamp};
 use super::backend;
 
 /// Migrations, oldest first: `(version, SQL)`.
-pub(crate) const MIGRATIONS: &[(i64, &str)] = &[(
-    1,
-    "CREATE TABLE sessions (
+pub(crate) const MIGRATIONS: &[(i64, &str)] = &[
+    (
+        1,
+        "CREATE TABLE sessions (
         id          TEXT PRIMARY KEY,
         title       TEXT,
         created_at  INTEGER NOT NULL,  -- ms since the Unix epoch
@@ -37,7 +38,10 @@ pub(crate) const MIGRATIONS: &[(i64, &str)] = &[(
         owner      TEXT NOT NULL,
         expires_at INTEGER NOT NULL    -- ms since the Unix epoch
     );",
-)];
+    ),
+    // Fencing: a takeover raises the attempt; a write under an older attempt is refused.
+    (2, "ALTER TABLE claims ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;"),
+];
 
 /// The newest schema version this library knows.
 pub(crate) fn latest() -> i64 {
