@@ -30,6 +30,7 @@ use crate::error::McpError;
 use crate::handler::{Changes, Handler};
 use crate::oauth::OAuth;
 use crate::process::ServerProcess;
+use crate::task::McpTask;
 use crate::tool::McpTool;
 
 /// What a tool call came to.
@@ -43,6 +44,9 @@ pub enum CallOutcome {
     /// [`McpManager::answer_input`](crate::McpManager::answer_input)) and resumes the turn
     /// with the output.
     InputRequired(SuspendRequest),
+    /// The server started a task (the tasks extension) for a long call: wait for its output
+    /// with [`McpTask::wait`]. As a tool result it is a background task.
+    Task(McpTask),
 }
 
 /// An input request as kept in a suspension's metadata (`{"mcp": {…}}`).
@@ -445,6 +449,7 @@ impl McpClient {
     pub async fn call_tool(&self, tool: &str, arguments: JsonObject) -> Result<ToolOutput, McpError> {
         match self.call(tool, arguments).await? {
             CallOutcome::Done(output) => Ok(output),
+            CallOutcome::Task(task) => Ok(task.wait().await),
             CallOutcome::InputRequired(request) => Err(self.unsupported(&format!(
                 "the tool asked for input ({}); answer it with McpClient::call and answer_input",
                 request.prompt
@@ -563,9 +568,9 @@ impl McpClient {
                 };
                 Ok(CallOutcome::InputRequired(SuspendRequest::new(prompt).with_metadata(metadata)))
             }
-            CallToolResponse::Task(_) => Err(self.unsupported(
-                "the tool started a long-running task (tasks extension), which this client does not follow yet",
-            )),
+            CallToolResponse::Task(created) => {
+                Ok(CallOutcome::Task(McpTask::new(self.clone(), tool, &created.task)))
+            }
             _ => Err(self.unsupported("the tool answered with a result type this client does not know")),
         }
     }

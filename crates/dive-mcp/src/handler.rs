@@ -49,9 +49,13 @@ pub(crate) struct Handler {
 impl Handler {
     pub(crate) fn new(changes: Arc<Changes>, server: &str, elicitation: Option<ElicitationHandler>) -> Self {
         // Form elicitation is declared so 2026-07-28 servers may ask through `input_required`
-        // (a suspension) and older ones with a request.
-        let capabilities: ClientCapabilities =
-            serde_json::from_value(serde_json::json!({"elicitation": {"form": {}}})).unwrap_or_default();
+        // (a suspension) and older ones with a request; the tasks extension so a long call may
+        // come back as a task (a background tool result).
+        let capabilities: ClientCapabilities = serde_json::from_value(serde_json::json!({
+            "elicitation": {"form": {}},
+            "extensions": {(rmcp::model::TASKS_EXTENSION_ID): {}},
+        }))
+        .unwrap_or_default();
         let info = ClientConfig::new(capabilities, Implementation::new("dive", env!("CARGO_PKG_VERSION")));
         Self { changes, info, server: server.to_owned(), elicitation }
     }

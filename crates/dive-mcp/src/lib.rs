@@ -48,6 +48,7 @@ mod manager;
 pub mod oauth;
 mod process;
 mod server;
+mod task;
 mod tool;
 
 pub use client::{CallOutcome, ConnectOptions, McpClient, ProtocolChoice, TraceparentSource};
@@ -57,4 +58,5 @@ pub use error::{ConfigError, ConfigErrorKind, ConfigSource, McpError};
 pub use expand::{ExpandError, Vars};
 pub use manager::{ManagerOptions, McpManager, ServerState, ServerStatus};
 pub use server::{HttpServerHandle, McpServer};
+pub use task::McpTask;
 pub use tool::{McpTool, qualified_tool_name, split_qualified_name};

@@ -9,10 +9,12 @@ use dive_core::{RunInfo, Tool, ToolContext, ToolResult, Toolset, Values};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::service::TowerToHyperService;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
+    CreateTaskResult, ErrorData, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
+use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
@@ -24,12 +26,17 @@ use tokio_util::sync::CancellationToken;
 use crate::convert;
 use crate::error::McpError;
 
+/// How often a client is asked to poll a served task, in milliseconds.
+const TASK_POLL_MS: u64 = 200;
+
 /// Dive tools as an MCP server.
 ///
 /// Each `tools/call` runs the tool with a detached [`ToolContext`]; an `Err` from the tool
 /// or an error output becomes an `isError` result the caller's model can read, a
-/// suspension becomes an error result saying input is needed, and a background task is
-/// awaited. An unknown tool name is a JSON-RPC `invalid params` error.
+/// suspension becomes an error result saying input is needed, and a background task becomes
+/// an MCP task (the tasks extension) for a client that declares it — polled with
+/// `tasks/get`, stopped with `tasks/cancel` — and is awaited for one that does not. An
+/// unknown tool name is a JSON-RPC `invalid params` error.
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), dive_mcp::McpError> {
@@ -53,6 +60,8 @@ struct ServerInner {
     tools: Vec<Arc<dyn Tool>>,
     toolsets: Vec<Arc<dyn Toolset>>,
     run_values: Option<Arc<RunValuesFn>>,
+    /// Background calls served as MCP tasks (to clients that declare the extension).
+    tasks: TaskManager,
 }
 
 /// Makes the values a served call runs with from the request's W3C `traceparent`, if any.
@@ -76,6 +85,7 @@ impl McpServer {
                 tools: Vec::new(),
                 toolsets: Vec::new(),
                 run_values: None,
+                tasks: TaskManager::new(),
             }),
         }
     }
@@ -91,6 +101,7 @@ impl McpServer {
                 tools: self.inner.tools.clone(),
                 toolsets: self.inner.toolsets.clone(),
                 run_values: self.inner.run_values.clone(),
+                tasks: TaskManager::new(),
             };
             f(&mut inner);
             self.inner = Arc::new(inner);
@@ -246,7 +257,8 @@ impl McpServer {
         &self,
         request: CallToolRequestParams,
         traceparent: Option<&str>,
-    ) -> Result<CallToolResult, ErrorData> {
+        as_task: bool,
+    ) -> Result<CallToolResponse, ErrorData> {
         let tools = self.tools().await?;
         let Some(tool) = tools.iter().find(|t| t.name() == request.name) else {
             return Err(ErrorData::invalid_params(format!("unknown tool `{}`", request.name), None));
@@ -257,21 +269,38 @@ impl McpServer {
         if let Some(make) = &self.inner.run_values {
             ctx.run.values = make(traceparent);
         }
-        Ok(match tool.call(input, ctx).await {
+        let result = match tool.call(input, ctx).await {
             Ok(ToolResult::Output(output)) => convert::output_to_mcp(output),
+            Ok(ToolResult::Background(task)) if as_task => {
+                // A task: the client polls `tasks/get`; `tasks/cancel` drops the work.
+                let options = TaskOptions::new()
+                    .with_poll_interval_ms(TASK_POLL_MS)
+                    .with_status_message(task.description);
+                let work = task.future;
+                let created = self.inner.tasks.spawn(options, move |context| {
+                    Box::pin(async move {
+                        tokio::select! {
+                            output = work => Ok(convert::output_to_mcp(output)),
+                            () = context.cancelled() => Err(TaskExit::Cancelled),
+                        }
+                    })
+                });
+                return Ok(CallToolResponse::Task(CreateTaskResult::new(created)));
+            }
             Ok(ToolResult::Background(task)) => convert::output_to_mcp(task.future.await),
             Ok(ToolResult::Suspend(request)) => {
                 text_error(format!("the tool needs input before it can finish: {}", request.prompt))
             }
             Ok(_) => text_error("the tool returned a result this server cannot send".to_owned()),
             Err(e) => text_error(e.message),
-        })
+        };
+        Ok(CallToolResponse::Complete(result))
     }
 }
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tasks().build())
             .with_server_info(Implementation::new(self.inner.name.clone(), self.inner.version.clone()));
         if let Some(instructions) = &self.inner.instructions {
             info = info.with_instructions(instructions.clone());
@@ -305,7 +334,24 @@ impl ServerHandler for McpServer {
             .and_then(|m| m.get_traceparent())
             .or_else(|| context.meta.get_traceparent())
             .map(str::to_owned);
-        self.run_tool(request, traceparent.as_deref()).await.map(CallToolResponse::Complete)
+        let as_task = context.client_capabilities().is_some_and(|c| c.supports_tasks());
+        self.run_tool(request, traceparent.as_deref(), as_task).await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.inner.tasks.get_task(&request.task_id).map(GetTaskResult::new)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner.tasks.cancel_task(&request.task_id)
     }
 }
 

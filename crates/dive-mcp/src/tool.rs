@@ -114,6 +114,7 @@ impl Tool for McpTool {
             match client.call_traced(&self.remote_name, arguments, traceparent.as_deref()).await {
                 Ok(CallOutcome::Done(output)) => Ok(ToolResult::Output(output)),
                 Ok(CallOutcome::InputRequired(request)) => Ok(ToolResult::Suspend(request)),
+                Ok(CallOutcome::Task(task)) => Ok(ToolResult::background(task.description(), task.wait())),
                 Err(e) => Err(ToolError::from_error(e)),
             }
         })

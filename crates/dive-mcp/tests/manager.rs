@@ -33,7 +33,7 @@ async fn one_missing_server_is_reported_and_the_others_work() {
 
     let statuses = manager.statuses();
     let state = |name: &str| statuses.iter().find(|s| s.name == name).unwrap().state.clone();
-    assert!(matches!(state("good"), ServerState::Connected { tools: 2, .. }), "{statuses:?}");
+    assert!(matches!(state("good"), ServerState::Connected { tools: 3, .. }), "{statuses:?}");
     let ServerState::Failed { error } = state("missing") else { panic!("{statuses:?}") };
     assert!(error.contains("cannot start `/nonexistent/dive-mcp-no-such-server`"), "{error}");
     let ServerState::Failed { error } = state("hangs") else { panic!("{statuses:?}") };
@@ -43,7 +43,7 @@ async fn one_missing_server_is_reported_and_the_others_work() {
     let tools = Toolset::tools(&manager, &RunInfo::detached()).await.unwrap();
     let mut names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
     names.sort_unstable();
-    assert_eq!(names, ["mcp__good__add", "mcp__good__echo"], "the deny-list holds");
+    assert_eq!(names, ["mcp__good__add", "mcp__good__echo", "mcp__good__wait"], "the deny-list holds");
     assert!(manager.client("missing").is_none());
     assert!(manager.client("good").is_some());
 }
@@ -88,7 +88,7 @@ async fn a_dropped_server_is_reconnected_with_backoff() {
         assert!(start.elapsed() < Duration::from_secs(20), "never reconnected: {:?}", manager.statuses());
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(manager.tools().await.len(), 3);
+    assert_eq!(manager.tools().await.len(), 4);
     // An explicit reconnect replaces the connection too.
     manager.reconnect("flaky").await.unwrap();
     assert!(manager.reconnect("nope").await.is_err());

@@ -28,7 +28,7 @@ async fn dropping_the_client_kills_the_server_and_its_grandchild() {
     let server = i32::try_from(client.process_id().unwrap()).unwrap();
     let grandchild = read_pid(&pidfile);
     assert!(common::alive(server) && common::alive(grandchild));
-    assert_eq!(client.tools().await.unwrap().len(), 3);
+    assert_eq!(client.tools().await.unwrap().len(), 4);
     drop(client);
     assert!(common::wait_gone(server, Duration::from_secs(10)).await, "the server outlived its client");
     assert!(

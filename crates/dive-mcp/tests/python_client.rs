@@ -30,7 +30,7 @@ fn run_client(python: &str, args: &[&str], env: &[(&str, &str)]) -> String {
 fn python_client_over_stdio() {
     let Some(python) = common::python() else { return };
     let report = run_client(&python, &["stdio", common::demo_bin()], &[]);
-    assert!(report.contains("7 passed, 0 failed"), "{report}");
+    assert!(report.contains("8 passed, 0 failed"), "{report}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -48,7 +48,7 @@ async fn python_client_over_http() {
     assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
     let report =
         tokio::task::spawn_blocking(move || run_client(&python, &["http", &url], &[])).await.unwrap();
-    assert!(report.contains("7 passed, 0 failed"), "{report}");
+    assert!(report.contains("8 passed, 0 failed"), "{report}");
     drop(server.stdin.take()); // closing stdin stops the demo server
     let status = server.wait().await.unwrap();
     assert!(status.success(), "{status}");

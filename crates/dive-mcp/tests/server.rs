@@ -118,7 +118,10 @@ async fn two_servers_with_the_same_sanitized_name_offer_each_tool_once() {
     let tools = manager.tools().await;
     let mut names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
     names.sort_unstable();
-    assert_eq!(names, ["mcp__my_server__add", "mcp__my_server__echo", "mcp__my_server__fail"]);
+    assert_eq!(
+        names,
+        ["mcp__my_server__add", "mcp__my_server__echo", "mcp__my_server__fail", "mcp__my_server__wait"]
+    );
 }
 
 /// What the served tool saw of the caller's trace.

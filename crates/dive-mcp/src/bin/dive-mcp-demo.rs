@@ -1,4 +1,4 @@
-//! `dive-mcp-demo`: a small MCP server of demo tools (`echo`, `add`, `fail`) on
+//! `dive-mcp-demo`: a small MCP server of demo tools (`echo`, `add`, `wait`, `fail`) on
 //! [`dive_mcp::McpServer`], for trying clients against and for this crate's tests.
 //!
 //! ```text
@@ -64,6 +64,18 @@ fn tools() -> Vec<Arc<dyn Tool>> {
             run: |input| match (input["a"].as_i64(), input["b"].as_i64()) {
                 (Some(a), Some(b)) => Ok(ToolResult::text((a + b).to_string())),
                 _ => Ok(ToolResult::error("`a` and `b` must be integers")),
+            },
+        }),
+        Arc::new(Demo {
+            name: "wait",
+            description: "Waits a moment in the background, then says so (an MCP task for clients with the tasks extension).",
+            schema: json!({"type": "object", "properties": {}}),
+            annotations: ToolAnnotations::read_only(),
+            run: |_| {
+                Ok(ToolResult::background("waiting", async {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    dive_core::ToolOutput::text("waited")
+                }))
             },
         }),
         Arc::new(Demo {

@@ -32,6 +32,9 @@ async def checks(s: ClientSession) -> list[tuple[str, bool, str]]:
     out.append(("add", r.content[0].text == "5" and not r.is_error, f"{r.content} {r.is_error}"))
     r = await s.call_tool("echo", {"text": "héllo"})
     out.append(("echo", r.content[0].text == "héllo", str(r.content)))
+    # A background tool: this client declares no tasks extension, so the server awaits it.
+    r = await s.call_tool("wait", {})
+    out.append(("wait", not r.is_error and r.content[0].text == "waited", f"{r.content} {r.is_error}"))
     r = await s.call_tool("fail", {})
     out.append(("fail", r.is_error is True and "boom" in r.content[0].text, f"{r.content} {r.is_error}"))
     extra = os.environ.get("DIVE_EXTRA_TOOL")
