@@ -40,6 +40,10 @@ pub enum LlmErrorKind {
     Cancelled,
     /// The provider does not support what was asked.
     Unsupported,
+    /// The request holds content the provider or model cannot take (an image for a text-only
+    /// model, a document for a provider without documents); refused before any request is
+    /// sent, the [`UnsupportedContentError`](crate::UnsupportedContentError) as its source.
+    UnsupportedContent,
     /// Anything else.
     Other,
 }
@@ -70,6 +74,7 @@ impl LlmErrorKind {
             Self::Decode => "decode",
             Self::Cancelled => "cancelled",
             Self::Unsupported => "unsupported",
+            Self::UnsupportedContent => "unsupported_content",
             Self::Other => "other",
         }
     }
@@ -362,4 +367,7 @@ pub enum MemoryError {
     /// A backend error.
     #[error("memory backend error: {0}")]
     Backend(#[source] BoxError),
+    /// An embedding provider's HTTP API failed (its kind says whether to retry, re-key, …).
+    #[error("embedding provider error: {0}")]
+    Provider(#[from] Box<LlmError>),
 }

@@ -1,4 +1,5 @@
-//! Memory for Dive for Rust agents, after goagent's design with its flaws fixed.
+//! Memory for Dive for Rust agents: short-term read windows, long-term memory, vector stores,
+//! embedders and an agent-edited memory directory.
 //!
 //! - **Short-term**: read policies over a stored history — [`NoWindow`], [`MessageWindow`]
 //!   (a message count), [`TokenWindow`] (a token budget, [`HeuristicEstimator`] with image
@@ -17,6 +18,8 @@
 //! - **Stores**: [`InMemoryVectorStore`] (cosine scan, BM25) and [`SqliteVectorStore`]
 //!   (feature `sqlite`: f32 blobs, brute-force cosine, FTS5); `dive_test::vector_store`
 //!   is the conformance suite for your own.
+//! - **Embedders** (feature `embedders`): [`embed`] — OpenAI, Gemini, Ollama and Voyage over
+//!   dive-provider's client, retry policy and typed errors, with batching.
 //! - **Agent-edited memory**: [`MemoryTool`], Anthropic's `memory` tool shape over a
 //!   confined directory, usable with any provider.
 //!
@@ -47,6 +50,8 @@
 
 mod bm25;
 mod chunk;
+#[cfg(feature = "embedders")]
+pub mod embed;
 mod extension;
 mod group;
 mod hybrid;
@@ -67,7 +72,7 @@ pub use group::{groups, is_tool_result};
 pub use hybrid::{CREATED_AT_KEY, Hybrid};
 pub use long_term::{CHUNK_KEY, LongTerm, MESSAGE_KEY, ROLE_KEY, Retrieval};
 pub use short_term::ShortTerm;
-pub use similarity::{cosine, norm};
+pub use similarity::{cosine, dot, norm};
 pub use store::InMemoryVectorStore;
 #[cfg(feature = "sqlite")]
 pub use store::SqliteVectorStore;

@@ -10,9 +10,10 @@ use dive_agent::{Agent, RunOptions};
 use dive_core::{
     BoxFuture, Content, Embedder, MemoryError, Message, MinLength, ModelRequest, ModelResponse, Role, Session,
 };
+#[cfg(feature = "sqlite")]
+use dive_memory::SqliteVectorStore;
 use dive_memory::{
     InMemoryVectorStore, LlmJudge, LongTerm, MEMORY_REMINDER, MemoryExtension, MessageWindow, Retrieval,
-    SqliteVectorStore,
 };
 use dive_session::MemorySession;
 use dive_test::{HashEmbedder, ScriptedModel};
@@ -176,6 +177,7 @@ async fn a_memory_failure_never_fails_the_run() {
     assert_eq!(response.status, dive_core::TurnStatus::Completed);
 }
 
+#[cfg(feature = "sqlite")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn long_term_memory_in_sqlite_outlives_the_agent() {
     let dir = tempfile::tempdir().unwrap();

@@ -6,10 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dive_core::{Content, MediaSource, Message, Role, SearchOptions, VectorRecord, VectorStore};
-use dive_memory::{
-    CREATED_AT_KEY, FixedSize, Hybrid, InMemoryVectorStore, LongTerm, MESSAGE_KEY, Retrieval,
-    SqliteVectorStore,
-};
+#[cfg(feature = "sqlite")]
+use dive_memory::SqliteVectorStore;
+use dive_memory::{CREATED_AT_KEY, FixedSize, Hybrid, InMemoryVectorStore, LongTerm, MESSAGE_KEY, Retrieval};
 use dive_test::HashEmbedder;
 
 fn facts() -> Vec<Message> {
@@ -147,6 +146,7 @@ async fn hybrid_in_memory() {
     hybrid_finds_an_exact_term_the_vectors_rank_low(InMemoryVectorStore::new()).await;
 }
 
+#[cfg(feature = "sqlite")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hybrid_sqlite() {
     let dir = tempfile::tempdir().unwrap();

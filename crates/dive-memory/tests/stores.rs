@@ -3,7 +3,9 @@
 #![allow(clippy::unwrap_used)]
 
 use dive_core::{Message, SearchOptions, VectorRecord, VectorStore};
-use dive_memory::{InMemoryVectorStore, SqliteVectorStore};
+use dive_memory::InMemoryVectorStore;
+#[cfg(feature = "sqlite")]
+use dive_memory::SqliteVectorStore;
 use dive_test::vector_store::vector_store_conformance;
 
 #[tokio::test]
@@ -13,6 +15,7 @@ async fn in_memory_store_conforms() {
     assert!(report.passed.contains(&"keywords"));
 }
 
+#[cfg(feature = "sqlite")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sqlite_store_conforms_on_a_real_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -26,6 +29,7 @@ async fn sqlite_store_conforms_on_a_real_file() {
     assert_eq!(report.passed.len(), 9, "{:?}", report.passed);
 }
 
+#[cfg(feature = "sqlite")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sqlite_store_survives_a_reopen() {
     let dir = tempfile::tempdir().unwrap();

@@ -25,6 +25,7 @@
 //! | `mcp` | `dive::mcp` | MCP on `rmcp`: clients whose tools are a `Toolset`, `mcpServers` config, a manager, an MCP server for dive tools |
 //! | `a2a` | `dive::a2a` | A2A 1.0: an agent served as an A2A endpoint (JSON-RPC, SSE, tasks in a session store), `RemoteAgent` client, a remote agent as a tool |
 //! | `otel` | `dive::otel` | OpenTelemetry: `OtelTracer` (GenAI `invoke_agent`/`chat`/`execute_tool` spans, metrics), W3C `traceparent` helpers, `otlp::init_from_env` |
+//! | `memory`, `memory-embedders` | `dive::memory` | short-term windows, long-term memory recalled into a model-only reminder, write policies, hybrid search, in-memory and SQLite vector stores, the memory tool; HTTP embedders |
 //!
 //! `dive::model("vendor/model")` builds any compiled-in provider from a model spec (an explicit
 //! `vendor/` prefix wins, otherwise the model name's prefix picks the vendor); a vendor that is
@@ -78,6 +79,11 @@ pub use dive_subagent as subagent;
 #[cfg(feature = "a2a")]
 #[cfg_attr(docsrs, doc(cfg(feature = "a2a")))]
 pub use dive_a2a as a2a;
+/// Memory: short-term windows, long-term memory, vector stores, the memory tool (feature
+/// `memory`): [`dive_memory`].
+#[cfg(feature = "memory")]
+#[cfg_attr(docsrs, doc(cfg(feature = "memory")))]
+pub use dive_memory as memory;
 /// MCP clients, configuration, manager and server (feature `mcp`): [`dive_mcp`].
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]

@@ -8,7 +8,7 @@ use dive_core::{BoxFuture, MemoryError, Message, ScoredRecord, SearchOptions, Ve
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::bm25::words;
-use crate::similarity::{norm, top_k};
+use crate::similarity::{cosine_with_norms, norm, top_k};
 use crate::store::check_dimension;
 
 const SCHEMA: &str = "
@@ -55,14 +55,11 @@ fn from_blob(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
-/// Dot product straight from the blob, without allocating a vector per row.
-fn cosine_blob(query: &[f32], blob: &[u8], query_norm: f32, row_norm: f32) -> f32 {
-    if query_norm == 0.0 || row_norm == 0.0 {
-        return 0.0;
-    }
-    let dot: f32 =
-        blob.chunks_exact(4).zip(query).map(|(c, q)| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) * q).sum();
-    dot / (query_norm * row_norm)
+/// Cosine of the query and a row's blob, decoded into `buf` (reused across rows).
+fn cosine_blob(query: &[f32], blob: &[u8], query_norm: f32, row_norm: f32, buf: &mut Vec<f32>) -> f32 {
+    buf.clear();
+    buf.extend(blob.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+    cosine_with_norms(query, buf, query_norm, row_norm)
 }
 
 impl SqliteVectorStore {
@@ -191,6 +188,7 @@ fn search_now(
     let mut stmt = conn.prepare_cached(sql).map_err(backend)?;
     let mut rows = stmt.query([]).map_err(backend)?;
     let mut scored: Vec<(f32, i64)> = Vec::new();
+    let mut buf = Vec::with_capacity(dim);
     while let Some(row) = rows.next().map_err(backend)? {
         if filtered && !metadata_matches(row.get_ref(3).map_err(backend)?.as_str().map_err(backend)?, options)
         {
@@ -200,7 +198,7 @@ fn search_now(
         #[allow(clippy::cast_possible_truncation)]
         let row_norm = row.get::<_, f64>(1).map_err(backend)? as f32;
         let blob = row.get_ref(2).map_err(backend)?.as_blob().map_err(backend)?;
-        let s = cosine_blob(vector, blob, qn, row_norm);
+        let s = cosine_blob(vector, blob, qn, row_norm, &mut buf);
         if options.min_score.is_none_or(|m| s >= m) {
             scored.push((s, rowid));
         }
