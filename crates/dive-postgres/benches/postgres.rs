@@ -126,7 +126,7 @@ fn runs(c: &mut Criterion, b: &Bench) {
                         tokio::spawn(async move {
                             let queue = store.queue();
                             while let Some(run) = queue.claim(&format!("bench-{w}"), ttl).await.unwrap() {
-                                worker::work(&store, &ledger, run, ttl).await.unwrap();
+                                worker::work(&store, &ledger, run, ttl, &(0..1)).await.unwrap();
                             }
                         })
                     })

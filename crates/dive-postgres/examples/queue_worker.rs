@@ -19,7 +19,10 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use dive_core::{Message, Session, Turn};
-use worker::{BoxError, downstream, store, work};
+use worker::{BoxError, Pace, downstream, store, work};
+
+/// A spread of points inside each payment for the tests' SIGKILLs to land on.
+const PACE: Pace = 5..25;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
@@ -48,7 +51,7 @@ async fn serve(schema: &str, ttl: Duration) -> Result<(), BoxError> {
     loop {
         queue.reap(&owner, ttl).await?;
         if let Some(run) = queue.claim(&owner, ttl).await? {
-            work(&store, &ledger, run, ttl).await?;
+            work(&store, &ledger, run, ttl, &PACE).await?;
         } else if queue.counts().await?.is_settled() {
             return Ok(());
         } else {

@@ -97,9 +97,9 @@ fn a_lease_taken_over_fences_every_write_of_the_old_holder() {
     runtime().block_on(async {
         let schema = TestSchema::new("fencing");
         let store = store(&schema).await;
-        let a = store.lease("job", "worker-a", Duration::from_millis(200)).await.unwrap();
+        let a = store.lease("job", "worker-a", Duration::from_secs(1)).await.unwrap();
         assert_eq!(a.attempt, 1);
-        let renewed = store.lease("job", "worker-a", Duration::from_millis(200)).await.unwrap();
+        let renewed = store.lease("job", "worker-a", Duration::from_secs(1)).await.unwrap();
         assert_eq!(renewed.attempt, 1, "renewal by the holder keeps the attempt");
         let refused = store.lease("job", "worker-b", Duration::from_secs(5)).await.unwrap_err();
         assert!(
@@ -108,7 +108,7 @@ fn a_lease_taken_over_fences_every_write_of_the_old_holder() {
         );
         let old = store.open_leased(a.clone()).unwrap();
         old.save_turn(&Turn::completed("by-a", vec![Message::user("a")])).await.unwrap();
-        tokio::time::sleep(Duration::from_millis(250)).await; // a's lease lapses
+        tokio::time::sleep(Duration::from_millis(1100)).await; // a's lease lapses
         let b = store.lease("job", "worker-b", Duration::from_secs(5)).await.unwrap();
         assert_eq!(b.attempt, 2, "a takeover raises the attempt");
         let stale = old.save_turn(&Turn::completed("late-a", vec![Message::user("late")])).await;
@@ -123,6 +123,9 @@ fn a_lease_taken_over_fences_every_write_of_the_old_holder() {
         );
         let new = store.open_leased(b.clone()).unwrap();
         new.save_turn(&Turn::completed("by-b", vec![Message::user("b")])).await.unwrap();
+        let extended = new.renew(Duration::from_secs(10)).await.unwrap();
+        assert!(extended.attempt == b.attempt && extended.expires_at > b.expires_at, "{extended:?}");
+        assert!(matches!(old.renew(Duration::from_secs(10)).await, Err(Error::LeaseLost { .. })));
         let doc = new.as_history().unwrap().document().await.unwrap();
         let ids: Vec<_> = doc.turns().into_iter().map(|t| t.id).collect();
         assert_eq!(ids, ["by-a", "by-b"], "the stale write never landed");
@@ -187,7 +190,7 @@ fn the_queue_hands_each_run_to_one_worker_and_reaps_lapsed_leases() {
         assert!(!queue.submit(&NewRun::new("r1", "s1", json!({"prompt": "again"}))).await.unwrap());
         queue.submit(&NewRun::new("r2", "s1", json!({"prompt": "two"}))).await.unwrap();
         queue.submit(&NewRun::new("r3", "s3", json!({"prompt": "three"}))).await.unwrap();
-        let ttl = Duration::from_millis(300);
+        let ttl = Duration::from_secs(1);
         let first = queue.claim("w1", ttl).await.unwrap().unwrap();
         assert_eq!((first.id.as_str(), first.deliveries), ("r1", 1));
         assert_eq!(first.input, json!({"prompt": "one"}));
@@ -202,7 +205,7 @@ fn the_queue_hands_each_run_to_one_worker_and_reaps_lapsed_leases() {
         turn.tool_calls.push(ToolCallRecord::new("c1", "pay", ToolCallState::Running));
         session.save_turn(&turn).await.unwrap();
         assert!(queue.reap("reaper", ttl).await.unwrap().is_empty(), "a live lease is not reaped");
-        tokio::time::sleep(Duration::from_millis(350)).await;
+        tokio::time::sleep(Duration::from_millis(1100)).await;
         assert_eq!(queue.reap("reaper", ttl).await.unwrap(), ["r1"]);
         let recovered = store.open("s1").await.unwrap().load().await.unwrap();
         let open = recovered.open_turn.expect("the recovered turn stays open to be continued");

@@ -80,7 +80,7 @@ fn four_workers_killed_at_random_finish_every_run_without_applying_an_effect_twi
     let mut kills = 0;
     let queue = store.queue();
     loop {
-        std::thread::sleep(Duration::from_millis(fastrand::u64(40..200)));
+        std::thread::sleep(Duration::from_millis(fastrand::u64(20..100)));
         let counts = rt.block_on(queue.counts()).unwrap();
         if counts.is_settled() {
             break;

@@ -82,14 +82,28 @@ pub struct Pay {
     amount: i64,
 }
 
-async fn jitter() {
-    tokio::time::sleep(Duration::from_millis(fastrand::u64(0..6))).await;
+/// How long the `pay` tool dawdles around its downstream write, in ms (a spread of points for
+/// the tests to kill a worker at; the bench passes `0..1`).
+pub type Pace = std::ops::Range<u64>;
+
+async fn jitter(pace: &Pace) {
+    let ms = fastrand::u64(pace.clone());
+    if ms > 0 {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
 }
 
-pub fn pay_tool(store: &PostgresStore, ledger: &Arc<tokio_postgres::Client>, lease: &Lease) -> FunctionTool {
+pub fn pay_tool(
+    store: &PostgresStore,
+    ledger: &Arc<tokio_postgres::Client>,
+    lease: &Lease,
+    pace: &Pace,
+) -> FunctionTool {
+    let pace = pace.clone();
     let (effects, ledger, lease) = (store.effects(), Arc::clone(ledger), lease.clone());
     FunctionTool::new("pay", "Pays an amount for a run.", move |pay: Pay, ctx: ToolContext| {
-        let (effects, ledger, lease) = (effects.clone(), Arc::clone(&ledger), lease.clone());
+        let (effects, ledger, lease, pace) =
+            (effects.clone(), Arc::clone(&ledger), lease.clone(), pace.clone());
         async move {
             let effect_id = ctx.effect_id().to_owned();
             if let Intent::Done(done) =
@@ -97,7 +111,7 @@ pub fn pay_tool(store: &PostgresStore, ledger: &Arc<tokio_postgres::Client>, lea
             {
                 return Ok(format!("paid {}", done["paid"]));
             }
-            jitter().await;
+            jitter(&pace).await;
             ledger
                 .execute("INSERT INTO deliveries (effect_id) VALUES ($1)", &[&effect_id])
                 .await
@@ -110,7 +124,7 @@ pub fn pay_tool(store: &PostgresStore, ledger: &Arc<tokio_postgres::Client>, lea
                 )
                 .await
                 .map_err(ToolError::from_error)?;
-            jitter().await;
+            jitter(&pace).await;
             effects
                 .finish(&effect_id, &json!({"paid": pay.amount}), Some(&lease))
                 .await
@@ -120,11 +134,14 @@ pub fn pay_tool(store: &PostgresStore, ledger: &Arc<tokio_postgres::Client>, lea
     })
 }
 
+/// Runs one claimed run to its end: renews its lease, resumes an open turn in place (or finds it
+/// already answered), completes it; a run taken over meanwhile is left to its new holder.
 pub async fn work(
     store: &PostgresStore,
     ledger: &Arc<tokio_postgres::Client>,
     run: ClaimedRun,
     ttl: Duration,
+    pace: &Pace,
 ) -> Result<(), BoxError> {
     let queue = store.queue();
     let session = store.open_leased(run.lease.clone())?;
@@ -141,7 +158,7 @@ pub async fn work(
             }
         }
     });
-    let outcome = run_turn(store, ledger, &run, session, &lost).await;
+    let outcome = run_turn(store, ledger, &run, session, &lost, pace).await;
     renewer.abort();
     match outcome {
         Ok(answer) => match queue.complete(&run, &json!({ "answer": answer })).await {
@@ -166,6 +183,7 @@ async fn run_turn(
     run: &ClaimedRun,
     session: Arc<dive_postgres::PostgresSession>,
     lost: &CancellationToken,
+    pace: &Pace,
 ) -> Result<String, BoxError> {
     let snapshot = session.load().await?;
     let input = if let Some(open) = &snapshot.open_turn {
@@ -187,7 +205,7 @@ async fn run_turn(
     };
     let agent = Agent::builder()
         .model(model())
-        .tool(pay_tool(store, ledger, &run.lease))
+        .tool(pay_tool(store, ledger, &run.lease, pace))
         .checkpoint_steps(true)
         .build()?;
     let session: Arc<dyn Session> = session;
