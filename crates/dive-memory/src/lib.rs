@@ -2,10 +2,11 @@
 //! embedders and an agent-edited memory directory.
 //!
 //! - **Short-term**: read policies over a stored history — [`NoWindow`], [`MessageWindow`]
-//!   (a message count), [`TokenWindow`] (a token budget, [`HeuristicEstimator`] with image
-//!   costing or any [`TokenEstimator`]) — that cut only between tool groups ([`groups`]): a
-//!   window never separates a tool call from its result, and never starts on a tool result.
-//!   They filter when history is read, never when it is written ([`ShortTerm`]).
+//!   (a message count), [`TokenWindow`] (a token budget: [`HeuristicEstimator`] with image
+//!   costing, `TiktokenEstimator` with feature `tiktoken`, or any [`TokenEstimator`]) — that
+//!   cut only between tool groups ([`groups`]): a window never separates a tool call from its
+//!   result, and never starts on a tool result. They filter when history is read, never when
+//!   it is written ([`ShortTerm`]).
 //! - **Long-term**: [`LongTerm`] chunks ([`Chunker`]: [`WholeText`], [`FixedSize`],
 //!   [`Sentences`], [`Recursive`]), embeds and stores messages with their roles and every
 //!   block, and recalls them by similarity with a threshold, a token budget and a metadata
@@ -61,6 +62,8 @@ mod short_term;
 mod similarity;
 mod store;
 mod text;
+#[cfg(feature = "tiktoken")]
+mod tiktoken;
 mod tokens;
 mod tool;
 mod window;
@@ -77,6 +80,8 @@ pub use store::InMemoryVectorStore;
 #[cfg(feature = "sqlite")]
 pub use store::SqliteVectorStore;
 pub use text::embeddable_text;
+#[cfg(feature = "tiktoken")]
+pub use tiktoken::TiktokenEstimator;
 pub use tokens::{HeuristicEstimator, TokenEstimator, UNKNOWN_IMAGE_TOKENS};
 pub use tool::{MEMORY_ROOT, MemoryTool, MemoryToolError};
 pub use window::{MessageWindow, NoWindow, ReadPolicy, TokenWindow};

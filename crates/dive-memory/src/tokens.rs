@@ -58,24 +58,30 @@ impl HeuristicEstimator {
     }
 
     fn blocks(content: &[Content]) -> usize {
-        content.iter().map(Self::block).sum()
+        blocks_with(content, &text_tokens)
     }
+}
 
-    fn block(block: &Content) -> usize {
-        match block {
-            Content::Text(t) => text_tokens(&t.text),
-            Content::Image(i) => Self::image_tokens(&i.source),
-            Content::Document(d) => match &d.source {
-                MediaSource::Text { data, .. } => text_tokens(data),
-                MediaSource::Base64 { data, .. } => (data.len() * 3 / 4).div_ceil(50),
-                _ => UNKNOWN_IMAGE_TOKENS,
-            },
-            Content::ToolUse(u) => text_tokens(&u.name) + text_tokens(&u.input.to_string()),
-            Content::ToolResult(r) => Self::blocks(&r.content),
-            Content::Thinking(t) => text_tokens(&t.thinking),
-            Content::Reminder(r) => text_tokens(&r.render()),
-            other => serde_json::to_string(other).map_or(0, |s| text_tokens(&s)),
-        }
+/// Tokens of blocks, text counted by `text` (the heuristic or a tokenizer); images, binary
+/// documents and the rest as the heuristic counts them.
+pub(crate) fn blocks_with(content: &[Content], text: &dyn Fn(&str) -> usize) -> usize {
+    content.iter().map(|b| block_with(b, text)).sum()
+}
+
+fn block_with(block: &Content, text: &dyn Fn(&str) -> usize) -> usize {
+    match block {
+        Content::Text(t) => text(&t.text),
+        Content::Image(i) => HeuristicEstimator::image_tokens(&i.source),
+        Content::Document(d) => match &d.source {
+            MediaSource::Text { data, .. } => text(data),
+            MediaSource::Base64 { data, .. } => (data.len() * 3 / 4).div_ceil(50),
+            _ => UNKNOWN_IMAGE_TOKENS,
+        },
+        Content::ToolUse(u) => text(&u.name) + text(&u.input.to_string()),
+        Content::ToolResult(r) => blocks_with(&r.content, text),
+        Content::Thinking(t) => text(&t.thinking),
+        Content::Reminder(r) => text(&r.render()),
+        other => serde_json::to_string(other).map_or(0, |s| text(&s)),
     }
 }
 

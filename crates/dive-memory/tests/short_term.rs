@@ -146,3 +146,21 @@ async fn short_term_filters_on_read_never_on_write() {
     let w = memory.messages().await.unwrap();
     assert_eq!(texts(&w), ["done", "more"], "the window moves as history grows");
 }
+
+#[cfg(feature = "tiktoken")]
+#[test]
+fn tiktoken_counts_exactly_and_drives_the_window() {
+    use dive_memory::TiktokenEstimator;
+    let gpt4o = TiktokenEstimator::for_model("gpt-4o").unwrap();
+    assert_eq!(gpt4o.encoding(), "o200k_base");
+    assert_eq!(TiktokenEstimator::for_model("gpt-4").unwrap().encoding(), "cl100k_base");
+    assert!(TiktokenEstimator::for_model("claude-sonnet-4-5").is_err());
+    assert_eq!(gpt4o.text_tokens("hello world"), 2);
+    assert_eq!(gpt4o.message_tokens(&Message::user("hello world")), 5);
+    let h = history();
+    let tail: usize = h[6..].iter().map(|m| gpt4o.message_tokens(m)).sum();
+    let w = TokenWindow::new(tail).with_estimator(gpt4o).select(&h);
+    assert_eq!(texts(&w), ["call c3", "contents of c3", "done"]);
+    let w = TokenWindow::new(tail - 1).with_estimator(gpt4o).select(&h);
+    assert_eq!(texts(&w), ["done"]);
+}
