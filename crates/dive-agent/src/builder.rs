@@ -208,6 +208,13 @@ impl AgentBuilder {
         self
     }
 
+    /// Adds an observer: read-only callbacks on iteration starts, thinking blocks, tool calls
+    /// and results, and the final response (see [`dive_core::Observer`]).
+    pub fn observer(mut self, observer: impl dive_core::Observer + 'static) -> Self {
+        self.hooks.observers.push(std::sync::Arc::new(observer));
+        self
+    }
+
     /// Model options applied to every request.
     pub fn model_settings(mut self, settings: ModelSettings) -> Self {
         self.settings = settings;

@@ -44,6 +44,7 @@
 //! | [`ModelSettings`] | model options applied to every request |
 //! | [`AgentError`], [`TurnError`], [`TurnFailure`] | typed failures, with the turn's response |
 //! | [`await_background_tasks`] | waiting for tools' background work |
+//! | [`layer`] | tool middleware: per-tool timeout, circuit breaker, rate limit, retry of idempotent tools |
 #![deny(missing_docs)]
 
 mod agent;
@@ -52,6 +53,7 @@ mod builder;
 mod emit;
 mod error;
 mod input;
+pub mod layer;
 mod lock;
 mod options;
 mod outcome;

@@ -84,6 +84,11 @@ impl WireFormat for Messages {
         request: &'a ModelRequest,
         call: &CallContext<'a>,
     ) -> Result<Encoded<MessagesBody<'a>>, ProviderError> {
+        // The Messages API carries every media block; only a catalogued text-only model is
+        // refused an image.
+        dive_provider::refuse_unsupported_content(PROVIDER, request, |block| {
+            dive_provider::model_cannot_take(call, block)
+        })?;
         let max_tokens = call.max_tokens_or(DEFAULT_MAX_TOKENS);
         let declared = declared(request)
             .map_err(|message| ProviderError::new(PROVIDER, LlmErrorKind::InvalidRequest, message))?;

@@ -103,6 +103,78 @@ impl<'a> ChatStart<'a> {
     }
 }
 
+/// `gen_ai.operation.name` values of the operations code other than the engine reports
+/// through [`start_operation`] (the OpenTelemetry conventions' memory operations).
+pub mod operations {
+    /// A memory store searched (a long-term recall).
+    pub const SEARCH_MEMORY: &str = "search_memory";
+    /// Memories written or replaced.
+    pub const UPSERT_MEMORY: &str = "upsert_memory";
+    /// Memories deleted.
+    pub const DELETE_MEMORY: &str = "delete_memory";
+    /// Text turned into vectors.
+    pub const EMBEDDINGS: &str = "embeddings";
+}
+
+/// An operation inside a run that is neither a model call nor a tool call: a memory search,
+/// a memory write. `name` is the conventions' operation name ([`operations`]).
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Operation<'a> {
+    /// The operation, e.g. [`operations::SEARCH_MEMORY`].
+    pub name: &'a str,
+    /// What it works on, e.g. the memory store's name.
+    pub target: Option<&'a str>,
+}
+
+impl<'a> Operation<'a> {
+    /// An operation on `target`.
+    #[must_use]
+    pub fn new(name: &'a str, target: Option<&'a str>) -> Self {
+        Self { name, target }
+    }
+}
+
+/// A span around one [`Operation`].
+pub trait OperationSpan: Send {
+    /// How many items it found or wrote.
+    fn set_count(&mut self, _count: usize) {}
+    /// The operation failed.
+    fn set_error(&mut self, _error: &str) {}
+    /// Ends the span.
+    fn end(self: Box<Self>) {}
+}
+
+/// The tracer of a run, kept in its values by the engine when the agent has one, so code that
+/// holds the run's [`RunInfo`] (hooks, extensions, tools) can report operations.
+#[derive(Clone)]
+pub struct RunTracer(pub Arc<dyn Tracer>);
+
+impl std::fmt::Debug for RunTracer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RunTracer(..)")
+    }
+}
+
+/// Starts a span for `operation` on the run's tracer; one that records nothing when the run
+/// is not traced (no allocation then).
+///
+/// ```
+/// use dive_core::RunInfo;
+/// use dive_core::trace::{Operation, operations, start_operation};
+/// let run = RunInfo::detached();
+/// let mut span = start_operation(&run, &Operation::new(operations::SEARCH_MEMORY, Some("notes")));
+/// span.set_count(3);
+/// span.end();
+/// ```
+#[must_use]
+pub fn start_operation(run: &RunInfo, operation: &Operation<'_>) -> Box<dyn OperationSpan> {
+    match run.values.get::<RunTracer>() {
+        Some(RunTracer(tracer)) => tracer.start_operation(run, operation),
+        None => Box::new(Nop),
+    }
+}
+
 /// Starts spans. Implementations must not block.
 pub trait Tracer: Send + Sync {
     /// A run starts.
@@ -111,6 +183,15 @@ pub trait Tracer: Send + Sync {
     fn start_chat(&self, run: &RunInfo, chat: &ChatStart<'_>) -> Box<dyn ChatSpan>;
     /// A tool call starts.
     fn start_tool_call(&self, run: &RunInfo, call: &ToolUse) -> Box<dyn ToolCallSpan>;
+    /// Another operation of the run starts (see [`start_operation`]). The default records
+    /// nothing.
+    fn start_operation(&self, _run: &RunInfo, _operation: &Operation<'_>) -> Box<dyn OperationSpan> {
+        Box::new(Nop)
+    }
+    /// Whether this tracer records anything: the engine skips work for one that does not.
+    fn enabled(&self) -> bool {
+        true
+    }
 }
 
 /// A tracer shared through an `Arc` is a tracer itself.
@@ -124,12 +205,19 @@ impl<T: Tracer + ?Sized> Tracer for std::sync::Arc<T> {
     fn start_tool_call(&self, run: &RunInfo, call: &ToolUse) -> Box<dyn ToolCallSpan> {
         (**self).start_tool_call(run, call)
     }
+    fn start_operation(&self, run: &RunInfo, operation: &Operation<'_>) -> Box<dyn OperationSpan> {
+        (**self).start_operation(run, operation)
+    }
+    fn enabled(&self) -> bool {
+        (**self).enabled()
+    }
 }
 
 struct Nop;
 impl AgentRunSpan for Nop {}
 impl ChatSpan for Nop {}
 impl ToolCallSpan for Nop {}
+impl OperationSpan for Nop {}
 
 /// A tracer that records nothing.
 #[derive(Debug, Clone, Copy, Default)]
@@ -144,6 +232,9 @@ impl Tracer for NopTracer {
     }
     fn start_tool_call(&self, _run: &RunInfo, _call: &ToolUse) -> Box<dyn ToolCallSpan> {
         Box::new(Nop)
+    }
+    fn enabled(&self) -> bool {
+        false
     }
 }
 
@@ -215,5 +306,23 @@ impl Tracer for MultiTracer {
     }
     fn start_tool_call(&self, run: &RunInfo, call: &ToolUse) -> Box<dyn ToolCallSpan> {
         Box::new(Many(self.0.iter().map(|t| t.start_tool_call(run, call)).collect()))
+    }
+    fn start_operation(&self, run: &RunInfo, operation: &Operation<'_>) -> Box<dyn OperationSpan> {
+        Box::new(Many(self.0.iter().map(|t| t.start_operation(run, operation)).collect()))
+    }
+    fn enabled(&self) -> bool {
+        self.0.iter().any(|t| t.enabled())
+    }
+}
+
+impl OperationSpan for Many<dyn OperationSpan> {
+    fn set_count(&mut self, count: usize) {
+        self.0.iter_mut().for_each(|s| s.set_count(count));
+    }
+    fn set_error(&mut self, error: &str) {
+        self.0.iter_mut().for_each(|s| s.set_error(error));
+    }
+    fn end(self: Box<Self>) {
+        self.0.into_iter().for_each(OperationSpan::end);
     }
 }

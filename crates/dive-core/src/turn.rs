@@ -210,6 +210,11 @@ pub struct TurnOutcome {
     pub tool_calls: Vec<ToolCallRecord>,
     /// Advice.
     pub next: NextStep,
+    /// For a turn the iteration limit ended: the text of the model's last assistant message
+    /// (goagent's `LastThought`), a partial answer or a clue to a runaway loop; `None` when
+    /// that message held only tool calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_text: Option<String>,
 }
 
 impl TurnOutcome {
@@ -223,6 +228,7 @@ impl TurnOutcome {
             hook: None,
             usage_unknown: false,
             tool_calls,
+            last_text: None,
         };
         outcome.apply_reconcile_rule();
         outcome
@@ -245,6 +251,14 @@ impl TurnOutcome {
     #[must_use]
     pub fn with_hook(mut self, hook: impl Into<String>) -> Self {
         self.hook = Some(hook.into());
+        self
+    }
+
+    /// Sets the last assistant text (an empty text sets none).
+    #[must_use]
+    pub fn with_last_text(mut self, text: impl Into<String>) -> Self {
+        let text = text.into();
+        self.last_text = (!text.is_empty()).then_some(text);
         self
     }
 

@@ -105,6 +105,9 @@ impl WireFormat for GenerateContent {
         call: &CallContext<'a>,
     ) -> Result<Encoded<Body<'a>>, ProviderError> {
         dive_provider::refuse_foreign_options(PROVIDER, request)?;
+        dive_provider::refuse_unsupported_content(PROVIDER, request, |block| {
+            dive_provider::model_cannot_take(call, block)
+        })?;
         let max_tokens = call.max_tokens_or(DEFAULT_MAX_TOKENS);
         let files_base = format!("{}/{}", call.base_url, self.api_version);
         let invalid = |e: SchemaError| {

@@ -11,6 +11,7 @@ use dive_core::{
     PostGenerationContext, PostGenerationHook, PreGenerationHook, Reminder, Role, ScoredRecord, StoreAlways,
     TurnStatus, WritePolicy,
 };
+use dive_core::trace::{Operation, operations, start_operation};
 
 use crate::group::is_tool_result;
 use crate::long_term::{LongTerm, Retrieval};
@@ -179,7 +180,15 @@ impl Inner {
         {
             ctx.run.values.insert(RunPrompt(input.clone()));
             let query = embeddable_text(input);
-            match long_term.recall(&query, &self.retrieval).await {
+            let mut span =
+                start_operation(&ctx.run, &Operation::new(operations::SEARCH_MEMORY, Some(MEMORY_REMINDER)));
+            let recalled = long_term.recall(&query, &self.retrieval).await;
+            match &recalled {
+                Ok(hits) => span.set_count(hits.len()),
+                Err(e) => span.set_error(&e.to_string()),
+            }
+            span.end();
+            match recalled {
                 Ok(hits) if !hits.is_empty() => {
                     if let Ok(reminder) = Reminder::new(MEMORY_REMINDER, reminder_text(&hits)) {
                         input.content.insert(0, Content::Reminder(reminder));
@@ -214,9 +223,18 @@ impl Inner {
         };
         match selected {
             Ok(Some(messages)) if !messages.is_empty() => {
-                if let Err(e) = long_term.remember(&messages).await {
-                    tracing::warn!(error = %e, "long-term memory store failed");
+                let mut span = start_operation(
+                    &ctx.run,
+                    &Operation::new(operations::UPSERT_MEMORY, Some(MEMORY_REMINDER)),
+                );
+                match long_term.remember(&messages).await {
+                    Ok(stored) => span.set_count(stored),
+                    Err(e) => {
+                        span.set_error(&e.to_string());
+                        tracing::warn!(error = %e, "long-term memory store failed");
+                    }
                 }
+                span.end();
             }
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "long-term memory write policy failed"),

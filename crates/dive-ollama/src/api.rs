@@ -105,6 +105,9 @@ impl WireFormat for Chat {
         call: &CallContext<'a>,
     ) -> Result<Encoded<Body<'a>>, ProviderError> {
         dive_provider::refuse_foreign_options(PROVIDER, request)?;
+        dive_provider::refuse_unsupported_content(PROVIDER, request, |block| {
+            crate::encode::unsupported(block).or_else(|| text_only_model(call, block))
+        })?;
         let tools =
             self.tools.get(request, || EncodedTools::encode(&encode_tools(request))).map_err(|e| {
                 ProviderError::new(
@@ -145,4 +148,13 @@ impl WireFormat for Chat {
     fn mapper(&self, _call: &CallContext<'_>) -> ChatMapper {
         ChatMapper::new()
     }
+}
+
+/// An image for a model the catalog lists as text-only, matched on the whole family name
+/// (`llama3.2:3b` is `llama3.2`): a prefix is not enough here, since `qwen3-vl` sees and
+/// `qwen3` does not.
+fn text_only_model(call: &CallContext<'_>, block: &dive_core::Content) -> Option<String> {
+    let family = call.model.split(':').next().unwrap_or(call.model);
+    call.model_info.filter(|info| info.id == family)?;
+    dive_provider::model_cannot_take(call, block)
 }

@@ -214,21 +214,29 @@ fn image_data(source: &MediaSource) -> Option<&str> {
     }
 }
 
-/// The text of a block Ollama cannot take as such (a note for unfetchable media).
-fn lossy_note(block: &Content) -> Option<Cow<'_, str>> {
+/// Why Ollama cannot send a media block, `None` when it can: it takes inline images and text
+/// documents only, so anything else is refused by name before a request is made (see
+/// [`dive_provider::refuse_unsupported_content`]) instead of being dropped.
+pub(crate) fn unsupported(block: &Content) -> Option<String> {
     match block {
-        Content::Image(i) => {
-            tracing::debug!("Ollama takes only base64 images; sending a note instead");
-            Some(Cow::Owned(match &i.source {
-                MediaSource::Url { url } => format!("[image: {url}]"),
-                _ => "[image not sent: Ollama takes only inline images]".to_owned(),
-            }))
+        Content::Image(i) if image_data(&i.source).is_none() => {
+            Some("Ollama takes only inline (base64) images, not URLs or file ids".to_owned())
         }
-        Content::Document(d) => Some(match &d.source {
-            MediaSource::Text { data, .. } => Cow::Borrowed(data.as_str()),
-            MediaSource::Url { url } => Cow::Owned(format!("[document: {url}]")),
-            _ => Cow::Borrowed("[document not sent: Ollama takes only text documents]"),
-        }),
+        Content::Document(d) if !matches!(d.source, MediaSource::Text { .. }) => {
+            Some("Ollama takes only text documents; send the document's text instead".to_owned())
+        }
+        Content::File(_) => Some("Ollama has no file storage, so a file reference cannot be sent".to_owned()),
+        _ => None,
+    }
+}
+
+/// The text of a text document.
+fn document_text(block: &Content) -> Option<Cow<'_, str>> {
+    match block {
+        Content::Document(d) => match &d.source {
+            MediaSource::Text { data, .. } => Some(Cow::Borrowed(data.as_str())),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -269,7 +277,7 @@ impl<'b> Parts<'b> {
                 };
                 self.tool_calls.push(CallOut { function: CallFunction { name: &call.name, arguments } });
             }
-            other => self.text.extend(lossy_note(other)),
+            other => self.text.extend(document_text(other)),
         }
     }
 

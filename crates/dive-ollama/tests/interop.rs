@@ -33,7 +33,8 @@ fn fixture(name: &str) -> PathBuf {
 const SDK: &str = "ollama";
 
 fn client() -> Ollama {
-    Ollama::builder().host("http://127.0.0.1:9").model("qwen3:8b").build().unwrap()
+    // A thinking model with vision (qwen3:8b is text-only: it is refused images).
+    Ollama::builder().host("http://127.0.0.1:9").model("qwen3-vl:8b").build().unwrap()
 }
 
 fn weather_tool() -> ToolDefinition {
@@ -126,12 +127,11 @@ fn matrix() -> Vec<(&'static str, Ollama, ModelRequest)> {
         vec![
             Content::text("What is in these?"),
             Content::image(MediaSource::base64("image/png", PNG)),
-            Content::image(MediaSource::url("https://example.com/cat.jpg")),
+            // An image URL or a PDF is refused before encoding (tests/unsupported_content.rs).
             Content::Document(DocumentContent::new(MediaSource::Text {
                 media_type: "text/plain".into(),
                 data: "plain notes".into(),
             })),
-            Content::document(MediaSource::base64("application/pdf", "JVBERi0xLjQK")),
         ],
     );
     cases.push(("images_and_documents", client(), ModelRequest::new(vec![media])));

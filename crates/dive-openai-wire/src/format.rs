@@ -176,6 +176,9 @@ impl<A: Api, V: Send + Sync + 'static> WireFormat for Wire<A, V> {
     ) -> Result<Encoded<Body<'a>>, ProviderError> {
         let provider = self.profile.vendor.name;
         check_options(provider, request, &self.profile.dialect, A::CHAT)?;
+        dive_provider::refuse_unsupported_content(provider, request, |block| {
+            dive_provider::model_cannot_take(call, block)
+        })?;
         let body = A::encode(request, call, &self.profile.dialect, &self.tools).map_err(|e| {
             ProviderError::new(
                 provider,

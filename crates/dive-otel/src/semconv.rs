@@ -82,6 +82,10 @@ pub const SERVER_PORT: &str = "server.port";
 /// The attributes tools report on their `execute_tool` span (`gen_ai.skill.name`,
 /// `process.exit.code`, …), defined once in dive-core.
 pub use dive_core::trace::attributes::*;
+/// `gen_ai.data_source.id`: the store a memory or retrieval operation works on.
+pub const DATA_SOURCE_ID: &str = "gen_ai.data_source.id";
+/// `dive.operation.count`: how many items a memory operation found or wrote.
+pub const DIVE_OPERATION_COUNT: &str = "dive.operation.count";
 /// `exception`: the event recording a failure on its span.
 pub const EXCEPTION_EVENT: &str = "exception";
 /// `exception.type`.
@@ -108,6 +112,9 @@ pub const DIVE_TURN_ID: &str = "dive.turn.id";
 
 /// Operation names (`gen_ai.operation.name` values).
 pub mod operation {
+    /// The memory operations, defined once in dive-core (`search_memory`, `upsert_memory`, …).
+    pub use dive_core::trace::operations::*;
+
     /// `chat`.
     pub const CHAT: &str = "chat";
     /// `invoke_agent`.

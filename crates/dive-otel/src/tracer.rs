@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use dive_core::trace::{AgentRunSpan, ChatSpan, ChatStart, ToolCallSpan, Tracer};
+use dive_core::trace::{AgentRunSpan, ChatSpan, ChatStart, Operation, OperationSpan, ToolCallSpan, Tracer};
 use dive_core::{ModelResponse, RunInfo, ToolCallResult, ToolUse, Usage};
 use opentelemetry::global::BoxedTracer;
 use opentelemetry::metrics::Meter;
@@ -479,7 +479,43 @@ fn serde_kind<T: dive_core::serde::Serialize>(kind: &T) -> String {
         .unwrap_or_else(|| OTHER_ERROR.to_owned())
 }
 
+/// A memory search or write under the run's `invoke_agent` span.
+struct Op {
+    cx: Context,
+}
+
+impl OperationSpan for Op {
+    fn set_count(&mut self, count: usize) {
+        self.cx.span().set_attribute(KeyValue::new(
+            semconv::DIVE_OPERATION_COUNT,
+            i64::try_from(count).unwrap_or(i64::MAX),
+        ));
+    }
+    fn set_error(&mut self, error: &str) {
+        let span = self.cx.span();
+        span.set_attribute(KeyValue::new(semconv::ERROR_TYPE, OTHER_ERROR));
+        span.set_status(Status::error(error.to_owned()));
+        exception(&span, OTHER_ERROR, error.to_owned());
+    }
+    fn end(self: Box<Self>) {
+        self.cx.span().end();
+    }
+}
+
 impl Tracer for OtelTracer {
+    fn start_operation(&self, run: &RunInfo, operation: &Operation<'_>) -> Box<dyn OperationSpan> {
+        let parent = RunSpans::of(run).agent(self.key()).unwrap_or_else(Context::current);
+        let mut attributes = vec![KeyValue::new(semconv::OPERATION_NAME, operation.name.to_owned())];
+        let name = match operation.target {
+            Some(target) => {
+                attributes.push(KeyValue::new(semconv::DATA_SOURCE_ID, target.to_owned()));
+                format!("{} {target}", operation.name)
+            }
+            None => operation.name.to_owned(),
+        };
+        Box::new(Op { cx: self.start(name, SpanKind::Internal, attributes, &parent) })
+    }
+
     fn start_agent_run(&self, run: &RunInfo) -> Box<dyn AgentRunSpan> {
         let parent = run.values.get::<ParentContext>().map_or_else(Context::current, |p| p.0);
         let mut attributes = vec![

@@ -12,6 +12,7 @@ use dive_agent::{Agent, RunOptions};
 use dive_core::{FunctionTool, ModelResponse, Tool, ToolError, ToolResult};
 use dive_otel::opentelemetry::trace::{SpanKind, Status};
 use dive_otel::opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
+use dive_otel::opentelemetry_sdk::trace::SpanData;
 use dive_otel::semconv::{self, Semconv};
 use dive_otel::{Capture, propagation};
 use dive_test::ScriptedModel;
@@ -390,4 +391,42 @@ async fn attributes_a_tool_reports_land_on_its_execute_tool_span() {
     let tool = one(&spans, "execute_tool Skill");
     assert_eq!(attr_str(tool, semconv::SKILL_NAME).as_deref(), Some("pdf"));
     assert_eq!(attr_i64(tool, semconv::PROCESS_EXIT_CODE), Some(3));
+}
+
+#[tokio::test]
+async fn memory_searches_and_writes_are_spans_under_the_run() {
+    use dive_memory::{InMemoryVectorStore, LongTerm, MemoryExtension};
+    let sdk = Sdk::new();
+    let memory = MemoryExtension::new()
+        .with_long_term(LongTerm::new(dive_test::HashEmbedder::new(64), InMemoryVectorStore::new()));
+    let model = ScriptedModel::new([ModelResponse::text("Noted: Miso."), ModelResponse::text("Miso.")]);
+    let agent = Agent::builder()
+        .name("helper")
+        .model(model.clone())
+        .extension(memory)
+        .tracer(sdk.tracer().build())
+        .build()
+        .unwrap();
+    agent.run("My cat is called Miso.").await.unwrap();
+    agent.run("What is my cat called?").await.unwrap();
+    let spans = sdk.finished();
+    let runs = named(&spans, "invoke_agent helper");
+    assert_eq!(runs.len(), 2);
+    let searches = named(&spans, "search_memory memory");
+    let writes = named(&spans, "upsert_memory memory");
+    assert_eq!((searches.len(), writes.len()), (2, 2), "a recall before and a write after each run");
+    for span in searches.iter().chain(&writes) {
+        assert_eq!(attr_str(span, semconv::DATA_SOURCE_ID).as_deref(), Some("memory"));
+        assert!(runs.iter().any(|r| r.span_context.span_id() == span.parent_span_id), "under a run");
+    }
+    let op = |s: &SpanData| attr_str(s, semconv::OPERATION_NAME);
+    assert_eq!(op(searches[0]).as_deref(), Some("search_memory"));
+    assert_eq!(op(writes[0]).as_deref(), Some("upsert_memory"));
+    // The first recall found nothing, the second found the first exchange.
+    let mut found: Vec<i64> =
+        searches.iter().map(|s| attr_i64(s, semconv::DIVE_OPERATION_COUNT).unwrap()).collect();
+    found.sort_unstable();
+    assert_eq!(found[0], 0);
+    assert!(found[1] >= 1, "{found:?}");
+    assert!(writes.iter().all(|s| attr_i64(s, semconv::DIVE_OPERATION_COUNT).unwrap() >= 1));
 }

@@ -51,6 +51,44 @@ pub fn refuse_foreign_options(provider: &'static str, request: &ModelRequest) ->
         .map_err(|e| ProviderError::new(provider, LlmErrorKind::InvalidRequest, e.message))
 }
 
+/// Refuses a request holding content this provider (or its model) cannot send, instead of
+/// dropping it: `check` sees each media block (image, document, file; tool results' blocks
+/// included) and returns why it cannot be sent. A wire format calls this in `encode`, so
+/// nothing is sent.
+///
+/// # Errors
+/// `UnsupportedContent` naming the block type, the provider and the reason, with a
+/// [`UnsupportedContentError`](dive_core::UnsupportedContentError) as the source and the
+/// block type as `error_type`.
+pub fn refuse_unsupported_content(
+    provider: &'static str,
+    request: &ModelRequest,
+    check: impl FnMut(&dive_core::Content) -> Option<String>,
+) -> Result<(), ProviderError> {
+    match dive_core::UnsupportedContentError::find(provider, &request.messages, check) {
+        None => Ok(()),
+        Some(refused) => {
+            let mut e = ProviderError::new(provider, LlmErrorKind::UnsupportedContent, refused.to_string());
+            e.error_type = Some(refused.content_type.clone());
+            Err(e.with_source(refused))
+        }
+    }
+}
+
+/// Why the model of a call cannot take a media block, by its catalog entry: an image for a
+/// model the catalog lists without vision. `None` when it can, or when the catalog does not
+/// know the model (an unknown model is given the benefit of the doubt). For
+/// [`refuse_unsupported_content`]'s check.
+#[must_use]
+pub fn model_cannot_take(call: &CallContext<'_>, block: &dive_core::Content) -> Option<String> {
+    match (block, call.model_info) {
+        (dive_core::Content::Image(_), Some(info)) if !info.vision => {
+            Some(format!("model {} takes text only, no images", call.model))
+        }
+        _ => None,
+    }
+}
+
 /// A request body ready to send, with the per-call headers it needs (beta flags, …).
 #[derive(Debug, Clone)]
 #[non_exhaustive]

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use dive_core::{
-    CompletedToolCall, OutcomeReason, PendingToolCall, ResponseItem, SuspendRequest, SuspensionState,
+    CompletedToolCall, OutcomeReason, PendingToolCall, SuspendRequest, SuspensionState,
     TOOL_CALL_UNKNOWN_TEXT, ToolCallError, ToolCallErrorKind, ToolCallRecord, ToolCallResult, ToolCallState,
     ToolOutput, ToolUse,
 };
@@ -159,7 +159,7 @@ impl Run {
             let call = batch.calls[i].clone();
             if halted && batch.halts[i] {
                 batch.announced[i] = true;
-                self.emitter.emit(ResponseItem::ToolCall { call: call.clone(), preview: None });
+                self.announce(&call, None);
                 let text = "Not run: an earlier call in this batch failed, so this call was skipped.";
                 let result = ToolCallResult::new(&call, ToolOutput::error(text))
                     .with_error(ToolCallError::new(ToolCallErrorKind::BatchHalted, text));
@@ -316,7 +316,7 @@ impl Run {
             batch.stop_with(exit);
         }
         if let Some(result) = batch.results[index].clone() {
-            self.emitter.emit(ResponseItem::ToolCallResult { result });
+            self.emit_result(result);
         }
     }
 
@@ -352,7 +352,7 @@ impl Run {
                 _ => (TOOL_CALL_NOT_RUN_TEXT, ToolCallErrorKind::NotRun),
             };
             if !batch.announced[i] {
-                self.emitter.emit(ResponseItem::ToolCall { call: call.clone(), preview: None });
+                self.announce(call, None);
             }
             let result =
                 ToolCallResult::new(call, ToolOutput::error(text)).with_error(ToolCallError::new(kind, text));

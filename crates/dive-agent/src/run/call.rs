@@ -158,7 +158,7 @@ impl Run {
         reminders: &mut BatchReminders,
     ) -> Result<Prepared, HookError> {
         let Some(tool) = tools.get(&call.name).cloned() else {
-            self.emitter.emit(ResponseItem::ToolCall { call: call.clone(), preview: None });
+            self.announce(call, None);
             let suggestions = suggest(&call.name, tools.names());
             let message = unknown_tool_message(&call.name, &suggestions);
             let result = ToolCallResult::new(call, ToolOutput::error(message.clone()))
@@ -166,7 +166,7 @@ impl Run {
             return Ok(Prepared::Answered(result));
         };
         let preview = tool.preview(&call.input);
-        self.emitter.emit(ResponseItem::ToolCall { call: call.clone(), preview: preview.clone() });
+        self.announce(call, preview.clone());
         let mut input = call.input.clone();
         let mut denial: Option<String> = None;
         let mut context = Vec::new();
@@ -225,9 +225,21 @@ impl Run {
         }))
     }
 
+    /// Emits the `tool_call` item of a call and tells observers it is about to be dispatched.
+    pub(super) fn announce(&self, call: &ToolUse, preview: Option<ToolPreview>) {
+        self.observe_tool_call(call, preview.as_ref());
+        self.emitter.emit(ResponseItem::ToolCall { call: call.clone(), preview });
+    }
+
+    /// Emits the `tool_call_result` item of a call and tells observers.
+    pub(super) fn emit_result(&self, result: ToolCallResult) {
+        self.observe_tool_result(&result);
+        self.emitter.emit(ResponseItem::ToolCallResult { result });
+    }
+
     /// Emits the result of a call answered without running.
     pub(super) fn complete_answered(&mut self, result: ToolCallResult) -> ToolCallResult {
-        self.emitter.emit(ResponseItem::ToolCallResult { result: result.clone() });
+        self.emit_result(result.clone());
         result
     }
 

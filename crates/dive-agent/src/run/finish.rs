@@ -30,6 +30,12 @@ impl Run {
         if let Some(hook) = hook {
             outcome = outcome.with_hook(hook);
         }
+        if reason == OutcomeReason::IterationLimit {
+            outcome = outcome.with_last_text(self.last_assistant_text());
+        }
+        if reason != OutcomeReason::Suspended {
+            self.observe_response(&reason);
+        }
         // `discard_incomplete_turns`: an error exit is neither closed nor saved.
         let mut discard = failure.is_some() && self.agent.inner.discard_incomplete;
         if outcome.status() == TurnStatus::Incomplete && !discard {

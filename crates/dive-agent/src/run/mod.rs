@@ -10,6 +10,7 @@ mod hooks;
 mod interrupt;
 mod messages;
 mod model;
+mod observe;
 mod plan;
 mod prepare;
 mod resume;
@@ -101,6 +102,8 @@ pub(crate) struct Run {
     output_start: usize,
     /// Usage of the turn before this invocation.
     prior_usage: Usage,
+    /// Iterations this invocation started (what observers' final response reports).
+    iterations: u32,
     origin: Option<TurnOrigin>,
     /// Work a resume does before the loop.
     resume: Option<ResumeWork>,
@@ -139,9 +142,20 @@ pub(crate) async fn run(
 }
 
 impl Run {
+    /// Opens the run's `invoke_agent` span. With a tracer, the run's values carry it
+    /// ([`dive_core::trace::RunTracer`]) so hooks, extensions and tools can report operations
+    /// under the run; without one nothing is added.
+    fn open_span(&mut self) {
+        let tracer = &self.agent.inner.tracer;
+        if tracer.enabled() {
+            self.info.values.insert(dive_core::trace::RunTracer(Arc::clone(tracer)));
+        }
+        self.span = std::sync::Mutex::new(Some(tracer.start_agent_run(&self.info)));
+    }
+
     /// Everything after the turn boundary; every path ends in [`finish`].
     async fn execute(mut self) -> Result<Response, AgentError> {
-        self.span = std::sync::Mutex::new(Some(self.agent.inner.tracer.start_agent_run(&self.info)));
+        self.open_span();
         let exit = match self.begin().await {
             Some(exit) => exit,
             None => match self.resume_batch().await {
@@ -265,10 +279,12 @@ impl Run {
             if let Some(exit) = self.boundary() {
                 return exit;
             }
+            self.observe_iteration_start(iteration);
             let response = match self.call_model(&tools, iteration, last_call).await {
                 Ok(r) => r,
                 Err(exit) => return exit,
             };
+            self.observe_thinking(iteration, &response);
             let client_calls: Vec<dive_core::ToolUse> = response.tool_uses().cloned().collect();
             let kind = effective_stop_kind(&response, !client_calls.is_empty());
             match kind {

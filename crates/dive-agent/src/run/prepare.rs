@@ -167,6 +167,7 @@ impl Run {
             working: Arc::new(working),
             usage: Usage::default(),
             prior_usage,
+            iterations: 0,
             tool_records: records,
             model_calls: Vec::new(),
             next_call_reminders: Vec::new(),

@@ -70,7 +70,7 @@ impl Run {
             return Some(exit);
         }
         for result in supplied {
-            self.emitter.emit(ResponseItem::ToolCallResult { result });
+            self.emit_result(result);
         }
         if let Some(exit) = abort {
             self.answer_prefilled(&calls, prefilled);
@@ -107,7 +107,7 @@ impl Run {
     /// Closes a suspended turn as cancelled without calling the model: finished calls keep
     /// their results, pending calls are unknown; OnIncompleteTurn runs; no error is returned.
     pub(super) async fn finish_cancelled_suspension(mut self) -> Result<Response, AgentError> {
-        self.span = std::sync::Mutex::new(Some(self.agent.inner.tracer.start_agent_run(&self.info)));
+        self.open_span();
         if let Some(work) = self.resume.take() {
             self.abandon_suspension(&work.state);
         }
@@ -144,7 +144,7 @@ impl Run {
             turn.persistence = Persistence::Saved;
         }
         for result in results {
-            self.emitter.emit(ResponseItem::ToolCallResult { result });
+            self.emit_result(result);
         }
         let mut response = Response::new(new_id("resp"));
         response.model = self.model.model().to_owned();

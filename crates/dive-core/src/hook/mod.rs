@@ -27,9 +27,14 @@
 //! | a new suspension | [`OnSuspendHook`] | [`SuspendContext`] | `()` |
 //! | an incomplete turn, before save | [`OnIncompleteTurnHook`] | [`IncompleteTurnContext`] | [`IncompleteTurnDecision`] |
 //! | background results delivered | [`PostBackgroundToolUseHook`] | [`ToolResultContext`] | `()` |
+//!
+//! Beside them, [`Observer`]s watch the loop without changing it (synchronous, no copies):
+//! iteration start, thinking blocks, tool calls and results with durations, the final
+//! response; [`FnObserver`] builds one from closures.
 
 mod context;
 mod decision;
+mod observer;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -41,6 +46,9 @@ pub use context::{
 pub use decision::{
     GenerationEdit, IncompleteTurnDecision, PostToolUseDecision, PreToolUseDecision, SessionStartDecision,
     StopDecision, Verdict,
+};
+pub use observer::{
+    FinalResponse, FnObserver, IterationStart, Observer, ThinkingBlock, ToolCallEnd, ToolCallStart,
 };
 
 use crate::error::HookError;
@@ -119,6 +127,8 @@ pub struct Hooks {
     pub on_incomplete_turn: Vec<Arc<dyn OnIncompleteTurnHook>>,
     /// Post background tool use.
     pub post_background_tool_use: Vec<Arc<dyn PostBackgroundToolUseHook>>,
+    /// Observers (read-only, synchronous).
+    pub observers: Vec<Arc<dyn Observer>>,
 }
 
 impl std::fmt::Debug for Hooks {
@@ -135,6 +145,7 @@ impl std::fmt::Debug for Hooks {
             .field("on_suspend", &self.on_suspend.len())
             .field("on_incomplete_turn", &self.on_incomplete_turn.len())
             .field("post_background_tool_use", &self.post_background_tool_use.len())
+            .field("observers", &self.observers.len())
             .finish()
     }
 }
@@ -159,6 +170,14 @@ impl Hooks {
         self.on_suspend.extend(other.on_suspend);
         self.on_incomplete_turn.extend(other.on_incomplete_turn);
         self.post_background_tool_use.extend(other.post_background_tool_use);
+        self.observers.extend(other.observers);
+    }
+
+    /// Adds an [`Observer`].
+    #[must_use]
+    pub fn observer(mut self, observer: impl Observer + 'static) -> Self {
+        self.observers.push(Arc::new(observer));
+        self
     }
 
     /// Whether there are no hooks.
@@ -175,6 +194,7 @@ impl Hooks {
             && self.on_suspend.is_empty()
             && self.on_incomplete_turn.is_empty()
             && self.post_background_tool_use.is_empty()
+            && self.observers.is_empty()
     }
 }
 

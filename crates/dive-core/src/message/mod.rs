@@ -6,6 +6,7 @@
 
 pub mod content;
 mod media;
+mod unsupported;
 
 use serde::{Deserialize, Serialize};
 
@@ -15,6 +16,7 @@ pub use content::{
     ThinkingContent, ToolResultContent, ToolUse, UnknownContent,
 };
 pub use media::{CacheControl, CacheTtl, Citation, MediaSource, ProviderMetadata};
+pub use unsupported::{UnsupportedContentError, find_unsupported};
 
 /// Who authored a message.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
