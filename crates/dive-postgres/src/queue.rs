@@ -149,8 +149,8 @@ impl RunQueue {
         Ok(n == 1)
     }
 
-    /// Takes the oldest queued run whose session nobody holds, with a new lease on its
-    /// session for `owner` for `ttl`; `None` when there is none. Workers never wait on each
+    /// Takes the oldest queued run whose session nobody holds and has no other run running,
+    /// with a new lease on its session for `owner` for `ttl`; `None` when there is none. Workers never wait on each
     /// other here (`SKIP LOCKED`).
     ///
     /// # Errors
@@ -159,9 +159,12 @@ impl RunQueue {
         for _ in 0..3 {
             let mut client = self.store.client().await?;
             let tx = client.transaction().await?;
+            // Not while another run of the session is running, even with its lease lapsed: that
+            // run is reaped and resumed first, so a session's runs never interleave.
             let sql = format!(
                 "SELECT r.id, r.session_id, r.input, r.deliveries FROM runs r
                  WHERE r.status = 'queued' AND {UNLEASED}
+                   AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.session_id = r.session_id AND o.status = 'running')
                  ORDER BY r.seq LIMIT 1 FOR UPDATE SKIP LOCKED"
             );
             let Some(row) = tx.query_opt(&tx.prepare_cached(&sql).await?, &[]).await? else {

@@ -206,6 +206,10 @@ fn the_queue_hands_each_run_to_one_worker_and_reaps_lapsed_leases() {
         session.save_turn(&turn).await.unwrap();
         assert!(queue.reap("reaper", ttl).await.unwrap().is_empty(), "a live lease is not reaped");
         tokio::time::sleep(Duration::from_millis(1100)).await;
+        assert!(
+            queue.claim("w3", ttl).await.unwrap().is_none(),
+            "r2 waits: its session's run r1 is still running (lapsed, not yet reaped)"
+        );
         assert_eq!(queue.reap("reaper", ttl).await.unwrap(), ["r1"]);
         let recovered = store.open("s1").await.unwrap().load().await.unwrap();
         let open = recovered.open_turn.expect("the recovered turn stays open to be continued");
