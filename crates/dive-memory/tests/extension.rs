@@ -203,3 +203,48 @@ async fn long_term_memory_in_sqlite_outlives_the_agent() {
     assert!(reminder.contains("standup is at 9:15"), "{reminder}");
     assert_eq!(reminder.matches("<memory ").count(), 1, "Retrieval::new(1) recalls one memory");
 }
+
+#[tokio::test]
+async fn the_window_in_an_agent_keeps_tool_calls_with_their_results() {
+    use dive_core::{FunctionTool, ToolError, ToolUse};
+    use serde_json::{Value, json};
+    let lookup = FunctionTool::new("lookup", "Looks a word up.", |input: Value, _ctx| async move {
+        Ok::<_, ToolError>(format!("definition of {}", input["word"].as_str().unwrap_or_default()))
+    });
+    // Run 1: two tool calls in one response, then an answer. Run 2: a plain answer.
+    let model = ScriptedModel::new([
+        ModelResponse::tool_calls(vec![
+            ToolUse::new("c1", "lookup", json!({"word": "a"})),
+            ToolUse::new("c2", "lookup", json!({"word": "b"})),
+        ]),
+        ModelResponse::text("a and b defined"),
+        ModelResponse::text("second answer"),
+    ]);
+    // 3 messages: [question 2] + [answer 1] fit, the tool group (call + results) before them
+    // would not fit whole, so it is dropped whole.
+    let agent = Agent::builder()
+        .model(model.clone())
+        .tool(lookup)
+        .extension(MemoryExtension::new().with_window(MessageWindow::new(3)))
+        .build()
+        .unwrap();
+    let session: Arc<dyn Session> = Arc::new(MemorySession::new("tools"));
+    agent.run(RunOptions::text("define a and b").with_session(session.clone())).await.unwrap();
+    agent.run(RunOptions::text("next question").with_session(session.clone())).await.unwrap();
+    let saved = session.load().await.unwrap().messages();
+    assert!(saved.len() >= 5, "the session keeps the whole tool exchange: {}", saved.len());
+    let last = model.requests().last().unwrap();
+    let seen = &last.messages;
+    assert!(seen.len() <= 3, "{} messages seen", seen.len());
+    assert!(!dive_memory::is_tool_result(&seen[0]), "the window never starts on a tool result");
+    for (i, m) in seen.iter().enumerate() {
+        for r in m.tool_results_iter() {
+            assert!(
+                seen[..i].iter().any(|p| p.tool_uses().any(|u| u.id == r.tool_use_id)),
+                "orphaned result"
+            );
+        }
+    }
+    assert_eq!(seen.last().unwrap().text(), "next question");
+    assert_eq!(seen[seen.len() - 2].text(), "a and b defined");
+}
