@@ -63,6 +63,7 @@ mod settings;
 mod stream;
 mod suggest;
 mod texts;
+mod tracing_tracer;
 mod validate;
 
 pub use agent::{Agent, ClaimOptions};
@@ -83,3 +84,4 @@ pub use settings::ModelSettings;
 pub use stream::ResponseStream;
 pub use texts::{REMINDER_PRIMING_RULE, TOOL_CALL_NOT_RUN_TEXT};
 pub use tokio_util::sync::CancellationToken;
+pub use tracing_tracer::TracingTracer;
