@@ -152,6 +152,17 @@ fn four_workers_killed_at_random_finish_every_run_without_applying_an_effect_twi
     assert!(kills >= MIN_KILLS, "only {kills} kills happened before the runs finished");
 }
 
+/// Kills the worker if the test fails before it was reaped (a stopped orphan would never end).
+struct KillOnDrop(Option<Pid>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0.filter(|_| std::thread::panicking()) {
+            let _ = kill(pid, Signal::SIGKILL);
+        }
+    }
+}
+
 /// Reads the worker's stdout until a line starting with `prefix`; returns it.
 fn read_until(lines: &mut std::io::Lines<BufReader<ChildStdout>>, prefix: &str) -> String {
     for line in lines.by_ref() {
@@ -173,6 +184,7 @@ fn a_worker_paused_past_its_lease_cannot_write_once_resumed() {
     let store = rt.block_on(PostgresStore::connect(&schema.config())).unwrap();
     let mut worker = spawn(&["fence", schema.name.as_str(), "job", "600"]);
     let pid = Pid::from_raw(i32::try_from(worker.id()).unwrap());
+    let mut guard = KillOnDrop(Some(pid));
     let mut lines = BufReader::new(worker.stdout.take().unwrap()).lines();
     let first_attempt: u64 = read_until(&mut lines, "leased ").trim_start_matches("leased ").parse().unwrap();
     let ttl = Duration::from_secs(5);
@@ -203,6 +215,7 @@ fn a_worker_paused_past_its_lease_cannot_write_once_resumed() {
     let refused = read_until(&mut lines, "refused ");
     assert!(refused.contains("claimed by \"taker\""), "{refused}");
     let status = worker.wait().unwrap();
+    guard.0 = None; // reaped: its pid is no longer ours to signal
     assert_eq!(status.code(), Some(3), "the resumed worker stopped at its first refused write");
     rt.block_on(new_owner.save_turn(&Turn::completed("taker-2", vec![]))).unwrap();
     let doc = rt.block_on(new_owner.as_history().unwrap().document()).unwrap();
