@@ -13,15 +13,8 @@ use serde_json::{Value, json};
 
 /// The Python server on a free port with access tokens living `ttl` seconds.
 async fn oauth_server(python: &str, ttl: u64) -> (tokio::process::Child, ServerConfig) {
-    let port = common::free_port();
-    let child = tokio::process::Command::new(python)
-        .args([common::peer("mcp_oauth_server.py"), port.to_string(), ttl.to_string()])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    common::wait_for_port(port, Duration::from_secs(60)).await;
+    let (child, port) =
+        common::python_http_peer(python, "mcp_oauth_server.py", &["{port}", &ttl.to_string()]).await;
     let server = ServerConfig::http("secure", HttpConfig::new(format!("http://127.0.0.1:{port}/mcp")))
         .with_startup_timeout(Duration::from_secs(30));
     (child, server)

@@ -131,15 +131,7 @@ async fn python_stdio_server_legacy_protocol() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_http_server() {
     let Some(python) = common::python() else { return };
-    let port = common::free_port();
-    let mut child = tokio::process::Command::new(&python)
-        .args([common::peer("mcp_server.py"), "http".into(), port.to_string()])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    common::wait_for_port(port, Duration::from_secs(60)).await;
+    let (mut child, port) = common::python_http_peer(&python, "mcp_server.py", &["http", "{port}"]).await;
     let server = ServerConfig::http(
         "py",
         HttpConfig::new(format!("http://127.0.0.1:{port}/mcp")).with_header("X-Test", "1"),

@@ -315,10 +315,7 @@ impl AgentRunSpan for AgentSpan {
         }
     }
     fn set_error(&mut self, error: &str) {
-        let span = self.cx.span();
-        span.set_attribute(KeyValue::new(semconv::ERROR_TYPE, OTHER_ERROR));
-        span.set_status(Status::error(error.to_owned()));
-        exception(&span, OTHER_ERROR, error.to_owned());
+        failed(&self.cx.span(), error);
     }
     fn end(self: Box<Self>) {
         self.cx.span().end();
@@ -373,10 +370,7 @@ impl ChatSpan for Chat {
         }
     }
     fn set_error(&mut self, error: &str) {
-        let span = self.cx.span();
-        span.set_attribute(KeyValue::new(semconv::ERROR_TYPE, OTHER_ERROR));
-        span.set_status(Status::error(error.to_owned()));
-        exception(&span, OTHER_ERROR, error.to_owned());
+        failed(&self.cx.span(), error);
         self.error = Some(OTHER_ERROR.to_owned());
     }
     fn end(self: Box<Self>) {
@@ -461,6 +455,14 @@ fn otel_value(value: &serde_json::Value) -> Value {
     }
 }
 
+/// Marks a span failed by a message alone: `error.type=_OTHER`, the message as its status and
+/// an `exception` event.
+fn failed(span: &opentelemetry::trace::SpanRef<'_>, error: &str) {
+    span.set_attribute(KeyValue::new(semconv::ERROR_TYPE, OTHER_ERROR));
+    span.set_status(Status::error(error.to_owned()));
+    exception(span, OTHER_ERROR, error.to_owned());
+}
+
 /// The conventions' `exception` event: what failed, as an event a backend lists with the span.
 fn exception(span: &opentelemetry::trace::SpanRef<'_>, kind: &str, message: String) {
     span.add_event(
@@ -492,10 +494,7 @@ impl OperationSpan for Op {
         ));
     }
     fn set_error(&mut self, error: &str) {
-        let span = self.cx.span();
-        span.set_attribute(KeyValue::new(semconv::ERROR_TYPE, OTHER_ERROR));
-        span.set_status(Status::error(error.to_owned()));
-        exception(&span, OTHER_ERROR, error.to_owned());
+        failed(&self.cx.span(), error);
     }
     fn end(self: Box<Self>) {
         self.cx.span().end();

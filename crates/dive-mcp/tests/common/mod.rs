@@ -34,6 +34,22 @@ pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
+/// A Python peer script serving HTTP on a free port (`{port}` in `args` is replaced by it),
+/// killed when the child is dropped; returns once it accepts connections.
+pub async fn python_http_peer(python: &str, script: &str, args: &[&str]) -> (tokio::process::Child, u16) {
+    let port = free_port();
+    let child = tokio::process::Command::new(python)
+        .arg(peer(script))
+        .args(args.iter().map(|a| a.replace("{port}", &port.to_string())))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    wait_for_port(port, Duration::from_secs(60)).await;
+    (child, port)
+}
+
 /// Waits (bounded) until something accepts TCP connections on `port`.
 pub async fn wait_for_port(port: u16, limit: Duration) {
     let start = Instant::now();
