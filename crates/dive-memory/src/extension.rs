@@ -6,12 +6,12 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use dive_core::trace::{Operation, operations, start_operation};
 use dive_core::{
     BoxFuture, Content, Extension, GenerationContext, GenerationEdit, HookError, Hooks, Message,
     PostGenerationContext, PostGenerationHook, PreGenerationHook, Reminder, Role, ScoredRecord, StoreAlways,
     TurnStatus, WritePolicy,
 };
-use dive_core::trace::{Operation, operations, start_operation};
 
 use crate::group::is_tool_result;
 use crate::long_term::{LongTerm, Retrieval};
