@@ -188,3 +188,39 @@ async fn a_trait_observer_shared_through_an_arc_is_an_observer() {
     assert_eq!(durations.len(), 1);
     assert!(durations[0] >= Duration::from_millis(40), "covers the tool's sleep: {:?}", durations[0]);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_streamed_thinking_block_is_reported_when_it_completes_before_the_text_streams() {
+    let log: Log = Arc::default();
+    let mut response = ModelResponse::text("the answer");
+    response.content.insert(0, thinking("let me think"));
+    let model = ScriptedModel::new([response]).streaming();
+    let agent = agent_with(&model).observer(recorder(&log)).build().unwrap();
+    let events = log.clone();
+    let options = dive_agent::RunOptions::text("go").on_event(move |item| {
+        if let dive_core::ResponseItem::ModelEvent { event } = item {
+            let name = match event {
+                dive_core::StreamEvent::ContentBlockStart { index, .. } => format!("start {index}"),
+                dive_core::StreamEvent::ContentBlockStop { index } => format!("stop {index}"),
+                _ => return Ok(()),
+            };
+            events.lock().unwrap().push(format!("event {name}"));
+        }
+        Ok(())
+    });
+    agent.run(options).await.unwrap();
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "iteration 0",
+            "event start 0",
+            "thinking 0: let me think",
+            "event stop 0",
+            "event start 1",
+            "event stop 1",
+            "response after 1 (Completed): the answer",
+        ],
+        "thinking is reported at its block's stop (before that event is emitted), while the \
+         response is still streaming"
+    );
+}

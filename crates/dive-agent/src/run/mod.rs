@@ -284,7 +284,6 @@ impl Run {
                 Ok(r) => r,
                 Err(exit) => return exit,
             };
-            self.observe_thinking(iteration, &response);
             let client_calls: Vec<dive_core::ToolUse> = response.tool_uses().cloned().collect();
             let kind = effective_stop_kind(&response, !client_calls.is_empty());
             match kind {

@@ -12,6 +12,7 @@ use dive_core::{
 use futures_util::StreamExt;
 
 use super::messages::{Appended, append_user_blocks, reminder_blocks};
+use super::observe::{ThinkingWatch, observe_thinking_block};
 use super::{Exit, Interrupt, Run};
 use crate::error::TurnFailure;
 use crate::texts::TOOL_LIMIT_TEXT;
@@ -217,7 +218,7 @@ impl Run {
         let result = tokio::select! {
             biased;
             why = interrupts.hard() => Err(Failure::Interrupted(why)),
-            r = self.request_model(request, streaming, started, &mut first_event) => r,
+            r = self.request_model(request, streaming, iteration, started, &mut first_event) => r,
         };
         // The call is over (finished, failed or cancelled) and its request dropped with it:
         // take this call's reminders back out of the history, in place unless the provider
@@ -274,14 +275,19 @@ impl Run {
         &mut self,
         request: ModelRequest,
         streaming: bool,
+        iteration: u32,
         started: Instant,
         first_event: &mut Option<Duration>,
     ) -> Result<ModelResponse, Failure> {
         let model = Arc::clone(&self.model);
         if !streaming {
-            return Ok(model.generate(request).await?);
+            let response = model.generate(request).await?;
+            self.observe_thinking(iteration, &response);
+            return Ok(response);
         }
         let wants_events = self.emitter.wants_events();
+        // Only with an observer: thinking blocks reported as each one completes.
+        let mut thinking = (!self.agent.inner.hooks.observers.is_empty()).then(ThinkingWatch::default);
         // Held by the run, not this future: a hard interrupt drops the future mid-stream and
         // `keep_partial` still reads what the stream produced.
         let events = self.stream.insert(model.stream(request).await?);
@@ -291,6 +297,9 @@ impl Run {
             let event = event?;
             if first_event.is_none() {
                 *first_event = Some(started.elapsed());
+            }
+            if let Some(block) = thinking.as_mut().and_then(|w| w.see(&event)) {
+                observe_thinking_block(&self.agent.inner.hooks.observers, &self.info, iteration, &block);
             }
             if wants_events {
                 self.emitter.emit(ResponseItem::ModelEvent { event });

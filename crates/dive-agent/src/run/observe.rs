@@ -1,11 +1,13 @@
 //! Calling observers: each event is built only when an observer is registered, from what the
 //! run already holds (no copy, no allocation otherwise).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use dive_core::{
-    Content, FinalResponse, IterationStart, ModelResponse, OutcomeReason, Role, ThinkingBlock, ToolCallEnd,
-    ToolCallResult, ToolCallStart, ToolPreview, ToolUse,
+    Content, ContentDelta, FinalResponse, IterationStart, ModelResponse, Observer, OutcomeReason, Role,
+    RunInfo, StreamEvent, ThinkingBlock, ThinkingContent, ToolCallEnd, ToolCallResult, ToolCallStart,
+    ToolPreview, ToolUse,
 };
 
 use super::Run;
@@ -27,17 +29,14 @@ impl Run {
         }
     }
 
-    /// One event per thinking block of a response, in order.
+    /// One event per thinking block of a whole (not streamed) response, in order.
     pub(super) fn observe_thinking(&self, iteration: u32, response: &ModelResponse) {
         if !self.observed() {
             return;
         }
         for block in &response.content {
             if let Content::Thinking(thinking) = block {
-                let event = ThinkingBlock::new(&self.info, iteration, thinking);
-                for o in &self.agent.inner.hooks.observers {
-                    o.thinking(&event);
-                }
+                observe_thinking_block(&self.agent.inner.hooks.observers, &self.info, iteration, thinking);
             }
         }
     }
@@ -84,5 +83,72 @@ impl Run {
             .find(|m| m.role == Role::Assistant)
             .map(dive_core::Message::answer_text)
             .unwrap_or_default()
+    }
+}
+
+/// Tells observers a thinking block is complete (a free function, so a streaming loop that
+/// holds the run's stream can call it with the fields it needs).
+pub(super) fn observe_thinking_block(
+    observers: &[Arc<dyn Observer>],
+    run: &RunInfo,
+    iteration: u32,
+    block: &ThinkingContent,
+) {
+    let event = ThinkingBlock::new(run, iteration, block);
+    for o in observers {
+        o.thinking(&event);
+    }
+}
+
+/// Follows the thinking blocks of a stream, so each is reported the moment its
+/// `content_block_stop` arrives. Used only when an observer is registered.
+#[derive(Default)]
+pub(super) struct ThinkingWatch {
+    open: Vec<(usize, ThinkingContent)>,
+}
+
+impl ThinkingWatch {
+    /// The thinking block this event completes, if it completes one.
+    pub(super) fn see(&mut self, event: &StreamEvent) -> Option<ThinkingContent> {
+        match event {
+            StreamEvent::ContentBlockStart { index, content_block: Content::Thinking(block) } => {
+                self.open.push((*index, block.clone()));
+                None
+            }
+            StreamEvent::ContentBlockDelta { index, delta } => {
+                let (_, block) = self.open.iter_mut().find(|(i, _)| i == index)?;
+                match delta {
+                    ContentDelta::ThinkingDelta { thinking } => block.thinking.push_str(thinking),
+                    ContentDelta::SignatureDelta { signature } => {
+                        block.signature.get_or_insert_with(String::new).push_str(signature);
+                    }
+                    _ => {}
+                }
+                None
+            }
+            StreamEvent::ContentBlockStop { index } => {
+                let at = self.open.iter().position(|(i, _)| i == index)?;
+                Some(self.open.swap_remove(at).1)
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_streamed_thinking_block_is_whole_at_its_stop_and_other_blocks_are_ignored() {
+        let response = ModelResponse::text("answer")
+            .with_content(Content::Thinking(ThinkingContent::new("step one, step two", Some("sig".into()))));
+        let mut watch = ThinkingWatch::default();
+        let done: Vec<ThinkingContent> =
+            StreamEvent::sequence_for(&response).iter().filter_map(|e| watch.see(e)).collect();
+        assert_eq!(done.len(), 1);
+        assert_eq!(done[0].thinking, "step one, step two");
+        assert_eq!(done[0].signature.as_deref(), Some("sig"));
+        assert!(watch.open.is_empty());
     }
 }
