@@ -56,6 +56,7 @@ pub(crate) struct AgentInner {
     pub(crate) discard_incomplete: bool,
     pub(crate) checkpoint_steps: bool,
     pub(crate) claim: Option<ClaimOptions>,
+    pub(crate) seams: crate::seams::Seams,
     pub(crate) schemas: SchemaCache,
     /// The static tools, indexed once.
     pub(crate) tool_index: Arc<crate::run::ToolIndex>,

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use dive_core::{Extension, Hooks, IntoTool, Llm, NopTracer, Session, Tool, Toolset, Tracer, new_id};
+use dive_core::{Extension, Hooks, IntoTool, Llm, NopTracer, Session, Tool, Toolset, Tracer};
 
 use crate::agent::{Agent, AgentInner, ClaimOptions};
 use crate::error::AgentError;
@@ -90,6 +90,7 @@ pub struct AgentBuilder {
     discard_incomplete: bool,
     checkpoint_steps: bool,
     claim: Option<ClaimOptions>,
+    seams: crate::seams::Seams,
 }
 
 impl std::fmt::Debug for AgentBuilder {
@@ -132,6 +133,7 @@ impl AgentBuilder {
             discard_incomplete: false,
             checkpoint_steps: false,
             claim: None,
+            seams: crate::seams::Seams::default(),
         }
     }
 
@@ -218,6 +220,26 @@ impl AgentBuilder {
     /// Model options applied to every request.
     pub fn model_settings(mut self, settings: ModelSettings) -> Self {
         self.settings = settings;
+        self
+    }
+
+    /// The clock the engine records turn and response times with (default: the system
+    /// clock). With [`id_generator`](Self::id_generator) and [`spawner`](Self::spawner), the
+    /// seams a durable-execution engine replaces for deterministic replay.
+    pub fn clock(mut self, clock: impl dive_core::Clock + 'static) -> Self {
+        self.seams.clock = Arc::new(clock);
+        self
+    }
+
+    /// How the engine makes turn, response and background-task ids (default: random).
+    pub fn id_generator(mut self, ids: impl dive_core::IdGenerator + 'static) -> Self {
+        self.seams.ids = Arc::new(ids);
+        self
+    }
+
+    /// Where a tool's background work runs (default: the current tokio runtime).
+    pub fn spawner(mut self, spawner: impl dive_core::Spawner + 'static) -> Self {
+        self.seams.spawner = Arc::new(spawner);
         self
     }
 
@@ -325,7 +347,7 @@ impl AgentBuilder {
                 return Err(AgentError::Config(format!("two tools are named {:?}", tool.name())));
             }
         }
-        let id = self.id.unwrap_or_else(|| new_id("agent"));
+        let id = self.id.unwrap_or_else(|| self.seams.new_id("agent"));
         let tool_index = Arc::new(crate::run::ToolIndex::new(tools.iter().cloned()));
         Ok(Agent {
             inner: Arc::new(AgentInner {
@@ -353,6 +375,7 @@ impl AgentBuilder {
                 discard_incomplete: self.discard_incomplete,
                 checkpoint_steps: self.checkpoint_steps,
                 claim: self.claim,
+                seams: self.seams,
                 schemas: SchemaCache::default(),
                 tool_index,
             }),

@@ -62,6 +62,7 @@ pub use serde_json;
 pub mod background;
 pub mod cancel;
 pub mod capabilities;
+pub mod compaction;
 pub mod error;
 pub mod future;
 pub mod hook;
@@ -72,6 +73,7 @@ pub mod message;
 pub mod reminder;
 pub mod response;
 pub mod run;
+pub mod seams;
 pub mod secret;
 pub mod session;
 pub mod session_event;
@@ -84,6 +86,10 @@ pub mod turn;
 pub use background::{BackgroundTaskCompleter, BackgroundTaskHandle};
 pub use cancel::SoftCancel;
 pub use capabilities::StoreCapabilities;
+pub use compaction::{
+    CarryOver, ClearToolResults, CompactionError, CompactionRequest, CompactionStrategy, CompactionTrigger,
+    Trim, estimate_tokens, join_messages, safe_cuts,
+};
 pub use error::{BoxError, HookError, LlmError, LlmErrorKind, MemoryError, SessionError};
 pub use future::{BoxFuture, BoxStream};
 pub use hook::*;
@@ -102,6 +108,7 @@ pub use response::{
     ModelCallRecord, Response, ResponseItem, ToolCallError, ToolCallErrorKind, ToolCallResult,
 };
 pub use run::{RunInfo, Values};
+pub use seams::{Clock, IdGenerator, RandomIds, Spawner, SystemClock};
 pub use secret::{Secret, redact};
 pub use session::{
     ListOptions, Session, SessionClaimer, SessionHistory, SessionInfo, SessionPage, SessionSnapshot,

@@ -289,7 +289,12 @@ impl Response {
     /// An empty running response.
     #[must_use]
     pub fn new(id: impl Into<String>) -> Self {
-        let now = Timestamp::now();
+        Self::new_at(id, Timestamp::now())
+    }
+
+    /// An empty running response created at `now` (the engine's [`Clock`](crate::Clock)).
+    #[must_use]
+    pub fn new_at(id: impl Into<String>, now: Timestamp) -> Self {
         Self {
             id: id.into(),
             model: String::new(),

@@ -475,7 +475,12 @@ impl Turn {
     /// A new running turn with its input.
     #[must_use]
     pub fn new(id: impl Into<String>, input: Vec<Message>) -> Self {
-        let now = Timestamp::now();
+        Self::new_at(id, input, Timestamp::now())
+    }
+
+    /// A new running turn with its input, created at `now` (the engine's [`Clock`](crate::Clock)).
+    #[must_use]
+    pub fn new_at(id: impl Into<String>, input: Vec<Message>, now: Timestamp) -> Self {
         Self {
             schema: TURN_SCHEMA_VERSION,
             id: id.into(),
@@ -498,7 +503,13 @@ impl Turn {
     /// A completed turn from messages (for seeding and tests).
     #[must_use]
     pub fn completed(id: impl Into<String>, messages: Vec<Message>) -> Self {
-        let mut turn = Self::new(id, messages);
+        Self::completed_at(id, messages, Timestamp::now())
+    }
+
+    /// A completed turn from messages, created at `now`.
+    #[must_use]
+    pub fn completed_at(id: impl Into<String>, messages: Vec<Message>, now: Timestamp) -> Self {
+        let mut turn = Self::new_at(id, messages, now);
         turn.input_count = 0;
         turn.status = TurnStatus::Completed;
         turn.outcome = Some(TurnOutcome::completed(Vec::new()));
@@ -507,9 +518,14 @@ impl Turn {
 
     /// Closes the turn with an outcome, setting its status.
     pub fn close(&mut self, outcome: TurnOutcome) {
+        self.close_at(outcome, Timestamp::now());
+    }
+
+    /// Closes the turn with an outcome at `now` (the engine's [`Clock`](crate::Clock)).
+    pub fn close_at(&mut self, outcome: TurnOutcome, now: Timestamp) {
         self.status = outcome.status();
         self.outcome = Some(outcome);
-        self.updated_at = Timestamp::now();
+        self.updated_at = now;
     }
 
     /// The input messages.

@@ -2,6 +2,7 @@
 //! forbids it, with items in completion order and results in declared order. Every call ends
 //! answered: by its result, or "not run" / "unknown result" when the batch stopped early.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use dive_core::{
@@ -197,11 +198,12 @@ impl Run {
             let started = Instant::now();
             let interrupts = self.interrupts.clone();
             let turn_id = self.turn_id.clone();
+            let agent = Arc::clone(&self.agent.inner);
             let super::call::Ready { meta, execution } = ready;
             let executed = tokio::select! {
                 biased;
                 why = interrupts.hard() => Err(why),
-                e = execute(execution, &turn_id) => Ok(e),
+                e = execute(execution, &turn_id, &agent.seams) => Ok(e),
             };
             let executed = match executed {
                 Ok(e) => e,
@@ -252,9 +254,10 @@ impl Run {
                     metas[i] = Some(meta);
                     batch.states[i] = ToolCallState::Running;
                     let turn_id = turn_id.clone();
+                    let agent = Arc::clone(&self.agent.inner);
                     running.push(async move {
                         let started = Instant::now();
-                        (i, started, execute(execution, &turn_id).await)
+                        (i, started, execute(execution, &turn_id, &agent.seams).await)
                     });
                 }
             }

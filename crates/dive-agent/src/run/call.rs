@@ -10,7 +10,6 @@ use dive_core::{
     BackgroundTaskHandle, HookError, PostToolUseDecision, Reminder, ReminderDelivery, ResponseItem,
     SuspendRequest, Tool, ToolCallError, ToolCallErrorKind, ToolCallResult, ToolCallSpan, ToolContext,
     ToolError, ToolOutput, ToolPreview, ToolResult, ToolResultContext, ToolUse, ToolUseContext, Verdict,
-    new_id,
 };
 use futures_util::FutureExt;
 
@@ -89,8 +88,8 @@ impl BatchReminders {
     }
 }
 
-/// Runs the tool, catching panics. Background work is spawned on the current runtime.
-pub(super) async fn execute(execution: Execution, turn_id: &str) -> Executed {
+/// Runs the tool, catching panics. Background work goes to the agent's spawner.
+pub(super) async fn execute(execution: Execution, turn_id: &str, seams: &crate::seams::Seams) -> Executed {
     let Execution { tool, input, ctx } = execution;
     let call_id = ctx.call_id.to_string();
     let outcome = AssertUnwindSafe(tool.call(input, ctx)).catch_unwind().await;
@@ -98,17 +97,17 @@ pub(super) async fn execute(execution: Execution, turn_id: &str) -> Executed {
         Ok(Ok(ToolResult::Output(output))) => Executed::Output(output),
         Ok(Ok(ToolResult::Suspend(request))) => Executed::Suspend(request),
         Ok(Ok(ToolResult::Background(task))) => {
-            let task_id = new_id("task");
+            let task_id = seams.new_id("task");
             let (handle, completer) =
                 BackgroundTaskHandle::new(task_id.clone(), call_id, tool.name(), task.description.clone());
             let handle = handle.with_turn_id(turn_id);
             let name = tool.name().to_owned();
-            tokio::spawn(async move {
+            seams.spawner.spawn(Box::pin(async move {
                 let output = AssertUnwindSafe(task.future).catch_unwind().await.unwrap_or_else(|panic| {
                     ToolOutput::error(format!("Tool {name} panicked: {}", panic_text(&*panic)))
                 });
                 completer.complete(output);
-            });
+            }));
             let text = format!(
                 "Started background task {task_id}: {}. Its result will be delivered in a later message.",
                 task.description

@@ -21,7 +21,7 @@ impl Run {
     /// The turn as it stands: input, output (plus `extra`, e.g. the results a batch has so
     /// far), usage and call states.
     pub(super) fn turn_record(&self, extra: Option<Message>) -> Turn {
-        let mut turn = Turn::new(self.turn_id.clone(), self.input.clone());
+        let mut turn = Turn::new_at(self.turn_id.clone(), self.input.clone(), self.agent.inner.seams.now());
         turn.messages.extend(self.output.iter().cloned());
         turn.messages.extend(extra);
         turn.usage = self.turn_usage();

@@ -4,8 +4,8 @@
 
 use dive_core::{
     Content, IncompleteTurnContext, OutcomeReason, Persistence, PostGenerationContext, Response,
-    ResponseItem, SessionError, SuspendContext, SuspensionState, TOOL_CALL_UNKNOWN_TEXT, Timestamp,
-    ToolCallState, ToolResultContent, Turn, TurnOutcome, TurnStatus, answer_unanswered_tool_calls_with,
+    ResponseItem, SessionError, SuspendContext, SuspensionState, TOOL_CALL_UNKNOWN_TEXT, ToolCallState,
+    ToolResultContent, Turn, TurnOutcome, TurnStatus, answer_unanswered_tool_calls_with,
 };
 
 use super::hooks::log_unless_abort;
@@ -43,7 +43,7 @@ impl Run {
         }
 
         let mut turn = self.turn_record(None);
-        turn.close(outcome.clone());
+        turn.close_at(outcome.clone(), self.agent.inner.seams.now());
         if let Some(mut state) = suspension {
             state.turn_messages.clone_from(&turn.messages);
             state.input_count = turn.input_count;
@@ -67,7 +67,7 @@ impl Run {
         response.items = self.emitter.take_items();
         response.output_messages = self.output.split_off(self.output_start.min(self.output.len()));
         response.usage = self.usage.clone();
-        response.finished_at = Timestamp::now();
+        response.finished_at = self.agent.inner.seams.now();
         response.status = turn.status;
         response.suspension = turn.suspension.clone();
         response.background_tasks = std::mem::take(&mut self.background);
@@ -183,9 +183,10 @@ impl Run {
         let mut recorded = Vec::new();
         let agent = self.agent.clone();
         for hook in &agent.inner.hooks.on_incomplete_turn {
-            let mut turn = Turn::new(self.turn_id.clone(), self.input.clone());
+            let mut turn =
+                Turn::new_at(self.turn_id.clone(), self.input.clone(), self.agent.inner.seams.now());
             turn.messages.extend(self.output.iter().cloned());
-            turn.close(outcome.clone());
+            turn.close_at(outcome.clone(), self.agent.inner.seams.now());
             let ctx =
                 IncompleteTurnContext::new(self.info.clone(), turn, self.output.clone(), self.usage.clone());
             match hook.on_incomplete_turn(ctx).await {

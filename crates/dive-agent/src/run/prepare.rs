@@ -4,8 +4,7 @@
 use std::sync::Arc;
 
 use dive_core::{
-    Message, Reminder, Response, ResponseItem, RunInfo, Session, SessionStartContext, Turn, TurnOrigin,
-    Usage, new_id,
+    Message, Reminder, Response, ResponseItem, RunInfo, Session, SessionStartContext, Turn, TurnOrigin, Usage,
 };
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
@@ -67,7 +66,7 @@ impl Run {
         let plan = plan::decide(inner, run_input, has_background, session.as_deref(), snapshot)?;
         let partial_resume = plan.is_partial_resume(cancel_suspended);
 
-        let mut turn_id = new_id("turn");
+        let mut turn_id = inner.seams.new_id("turn");
         let mut input = Vec::new();
         let mut prior: Option<OpenTurn> = None;
         let mut resume = None;
@@ -81,7 +80,11 @@ impl Run {
                     if !seeded.persisted.is_empty()
                         && let Some(session) = &session
                     {
-                        let mut turn = Turn::completed(new_id("turn"), seeded.persisted.clone());
+                        let mut turn = Turn::completed_at(
+                            inner.seams.new_id("turn"),
+                            seeded.persisted.clone(),
+                            inner.seams.now(),
+                        );
                         turn.origin = Some(TurnOrigin::SessionStart);
                         super::durability::write_record(&**session, &mut revision, &turn).await?;
                     }
@@ -137,7 +140,7 @@ impl Run {
             deadline: inner.response_timeout.map(|t| Instant::now() + t),
             claim_lost: claim.as_ref().map(|c| c.lost.clone()),
         };
-        let mut response = Response::new(new_id("resp"));
+        let mut response = Response::new_at(inner.seams.new_id("resp"), inner.seams.now());
         response.model = model.model().to_owned();
         let (output, prior_usage, records) = match prior {
             Some(open) => (open.output, open.usage, open.records),

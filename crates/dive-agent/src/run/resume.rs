@@ -3,8 +3,8 @@
 //! answers the suspended batch (running calls that never started) and continues the loop.
 
 use dive_core::{
-    OutcomeReason, PendingToolCall, Persistence, Response, ResponseItem, Role, SuspensionState, Timestamp,
-    ToolCallRecord, ToolCallResult, ToolCallState, ToolOutput, ToolUse, TurnOutcome, new_id,
+    OutcomeReason, PendingToolCall, Persistence, Response, ResponseItem, Role, SuspensionState,
+    ToolCallRecord, ToolCallResult, ToolCallState, ToolOutput, ToolUse, TurnOutcome,
 };
 
 use super::call::BatchReminders;
@@ -134,7 +134,10 @@ impl Run {
             ));
         }
         let mut turn = self.turn_record(None);
-        turn.close(TurnOutcome::new(OutcomeReason::Suspended, self.tool_records.clone()));
+        turn.close_at(
+            TurnOutcome::new(OutcomeReason::Suspended, self.tool_records.clone()),
+            self.agent.inner.seams.now(),
+        );
         state.turn_messages.clone_from(&turn.messages);
         state.input_count = turn.input_count;
         state.usage = turn.usage.clone();
@@ -146,13 +149,14 @@ impl Run {
         for result in results {
             self.emit_result(result);
         }
-        let mut response = Response::new(new_id("resp"));
+        let seams = &self.agent.inner.seams;
+        let mut response = Response::new_at(seams.new_id("resp"), seams.now());
         response.model = self.model.model().to_owned();
         response.items = self.emitter.take_items();
         response.status = turn.status;
         response.suspension = Some(state);
         response.usage = self.usage.clone();
-        response.finished_at = Timestamp::now();
+        response.finished_at = self.agent.inner.seams.now();
         if self.emitter.wants_events() {
             self.emitter.emit_terminal(ResponseItem::TurnEnded { turn: Box::new(turn.clone()) });
         }
