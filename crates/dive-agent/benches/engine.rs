@@ -39,6 +39,37 @@ fn one_tool_turn(c: &mut Criterion) {
     });
 }
 
+/// The same turn with what issue 22 added in use: an observer (a no-op counter) and the tool
+/// behind a timeout and a circuit breaker.
+fn one_tool_turn_observed_and_layered(c: &mut Criterion) {
+    use dive_agent::layer::{CircuitBreaker, Timeout, ToolLayerExt};
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let model = ScriptedModel::new([]);
+    let seen = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counter = seen.clone();
+    let observer = dive_core::FnObserver::new()
+        .on_tool_result(move |_| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        })
+        .on_iteration_start(|e| {
+            black_box(e.iteration);
+        });
+    let tool = echo()
+        .layer(Timeout::new(std::time::Duration::from_secs(30)))
+        .layer(CircuitBreaker::new(5, std::time::Duration::from_secs(20)));
+    let agent =
+        Agent::builder().model(Arc::new(model.clone())).tool(tool).observer(observer).build().unwrap();
+    c.bench_function("turn: model → 1 tool → model, observer + timeout + breaker", |b| {
+        b.iter(|| {
+            model.push(ModelResponse::tool_calls(vec![ToolUse::new("c1", "echo", json!({"text": "hi"}))]));
+            model.push(ModelResponse::text("done"));
+            let response = runtime.block_on(agent.run("go")).unwrap();
+            black_box(response);
+        });
+    });
+    assert!(seen.load(std::sync::atomic::Ordering::Relaxed) > 0);
+}
+
 fn fan_out(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let model = ScriptedModel::new([]);
@@ -98,5 +129,5 @@ fn fan_out_no_recording(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, one_tool_turn, fan_out, fan_out_no_recording);
+criterion_group!(benches, one_tool_turn, one_tool_turn_observed_and_layered, fan_out, fan_out_no_recording);
 criterion_main!(benches);
