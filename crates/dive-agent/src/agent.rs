@@ -61,6 +61,8 @@ pub(crate) struct AgentInner {
     /// The static tools, indexed once.
     pub(crate) tool_index: Arc<crate::run::ToolIndex>,
     pub(crate) cache_key: String,
+    /// Working-set compaction (none: the loop never estimates or compacts).
+    pub(crate) compaction: Option<crate::compaction::Compaction>,
 }
 
 /// An agent: a model, a system prompt, tools, toolsets and hooks. Cheap to clone (clones share

@@ -90,6 +90,7 @@ pub struct AgentBuilder {
     discard_incomplete: bool,
     checkpoint_steps: bool,
     claim: Option<ClaimOptions>,
+    compaction: Option<crate::compaction::Compaction>,
     seams: crate::seams::Seams,
 }
 
@@ -133,6 +134,7 @@ impl AgentBuilder {
             discard_incomplete: false,
             checkpoint_steps: false,
             claim: None,
+            compaction: None,
             seams: crate::seams::Seams::default(),
         }
     }
@@ -240,6 +242,14 @@ impl AgentBuilder {
     /// Where a tool's background work runs (default: the current tokio runtime).
     pub fn spawner(mut self, spawner: impl dive_core::Spawner + 'static) -> Self {
         self.seams.spawner = Arc::new(spawner);
+        self
+    }
+
+    /// Compacts the working set with a strategy when the context fills up, and once on a
+    /// context overflow (see [`Compaction`](crate::Compaction) and `docs/guides/compaction.md`).
+    /// Default: none, and the loop does no estimating at all.
+    pub fn compaction(mut self, compaction: crate::compaction::Compaction) -> Self {
+        self.compaction = Some(compaction);
         self
     }
 
@@ -352,6 +362,7 @@ impl AgentBuilder {
         Ok(Agent {
             inner: Arc::new(AgentInner {
                 cache_key: format!("dive-agent-{id}"),
+                compaction: self.compaction,
                 name: self.name,
                 id,
                 description: self.description,

@@ -50,6 +50,7 @@
 mod agent;
 mod background;
 mod builder;
+mod compaction;
 mod emit;
 mod error;
 mod input;
@@ -72,6 +73,9 @@ pub use background::await_background_tasks;
 pub use builder::{
     AgentBuilder, DEFAULT_PAUSE_TURN_LIMIT, DEFAULT_RESPONSE_TIMEOUT, DEFAULT_SAVE_TIMEOUT,
     DEFAULT_TOOL_ITERATION_LIMIT,
+};
+pub use compaction::{
+    Compaction, DEFAULT_COMPACTION_THRESHOLD, DEFAULT_SUMMARY_PROMPT, SUMMARY_PREFIX, Summarize,
 };
 pub use error::{AgentError, Rejection, TurnError, TurnFailure};
 /// The extension trait that reads a [`ResponseStream`] (`stream.next().await`), re-exported so

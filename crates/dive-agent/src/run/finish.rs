@@ -51,6 +51,9 @@ impl Run {
             turn.suspension = Some(state);
         }
         let save_error = self.save(&mut turn, discard).await;
+        if save_error.is_none() && !discard {
+            self.record_compaction(&turn).await;
+        }
         let failure = match (failure, self.claim.take()) {
             (failure, Some(claim)) => {
                 let loss = claim.take_loss();

@@ -4,6 +4,7 @@
 
 mod batch;
 mod call;
+mod compact;
 mod durability;
 mod finish;
 mod hooks;
@@ -114,6 +115,8 @@ pub(crate) struct Run {
     claim: Option<durability::ClaimGuard>,
     /// The run span (behind a mutex so the run is `Sync` and its future `Send`).
     span: std::sync::Mutex<Option<Box<dyn AgentRunSpan>>>,
+    /// What compaction knows of the working set's size (nothing without a strategy).
+    compaction: compact::CompactionState,
 }
 
 /// Runs one invocation under the session lock.
@@ -280,7 +283,7 @@ impl Run {
                 return exit;
             }
             self.observe_iteration_start(iteration);
-            let response = match self.call_model(&tools, iteration, last_call).await {
+            let response = match self.call_model_compacting(&tools, iteration, last_call).await {
                 Ok(r) => r,
                 Err(exit) => return exit,
             };

@@ -184,6 +184,7 @@ impl Run {
             cancel_suspended,
             claim,
             span: std::sync::Mutex::new(None),
+            compaction: super::compact::CompactionState::default(),
             agent,
         })
     }

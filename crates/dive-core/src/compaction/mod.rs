@@ -33,7 +33,7 @@ mod window;
 
 use std::sync::Arc;
 
-pub use edit::{ClearToolResults, Trim};
+pub use edit::{CLEARED_THINKING_TEXT, CLEARED_TOOL_RESULT_TEXT, ClearToolResults, Trim};
 pub use window::{estimate_tokens, join_messages, safe_cuts};
 
 use crate::error::LlmError;

@@ -1,0 +1,128 @@
+//! Compaction in the loop: before a model call when the estimated context passes the
+//! configured share of the window, and once on a context overflow (then the call is retried);
+//! after the turn is saved, the compacted window is recorded in the session's history.
+//! Without a [`Compaction`](crate::Compaction) configured none of this runs: one `Option`
+//! check a call.
+
+use std::sync::Arc;
+
+use dive_core::{
+    CompactionRequest, CompactionTrigger, LlmErrorKind, ModelResponse, SessionEdit, Turn, TurnStatus,
+};
+
+use super::model::ResolvedTools;
+use super::{Exit, Run};
+use crate::compaction::Compaction;
+use crate::error::TurnFailure;
+
+/// What the loop knows about the size of the working set.
+#[derive(Debug, Default)]
+pub(crate) struct CompactionState {
+    /// Input tokens the provider reported for the last call (0: none yet, or compacted since).
+    last_input_tokens: u64,
+    /// How much of the working set that call carried.
+    counted: usize,
+    /// Whether this run compacted its working set (then it is recorded after the turn).
+    compacted: bool,
+}
+
+impl Run {
+    /// [`call_model`](Self::call_model) with the agent's compaction around it.
+    pub(super) async fn call_model_compacting(
+        &mut self,
+        tools: &ResolvedTools,
+        iteration: u32,
+        last_call: bool,
+    ) -> Result<ModelResponse, Exit> {
+        let Some(config) = self.agent.inner.compaction.clone() else {
+            return self.call_model(tools, iteration, last_call).await;
+        };
+        if let Some(window) = self.context_window(&config)
+            && self.estimated_context() as f64 > config.threshold * window as f64
+        {
+            self.compact(&config, CompactionTrigger::Auto, None).await;
+        }
+        let mut counted = self.working.len();
+        let result = match self.call_model(tools, iteration, last_call).await {
+            Err(exit) if config.retry_on_overflow && is_overflow(&exit) => {
+                if !self.compact(&config, CompactionTrigger::Overflow, None).await {
+                    return Err(exit);
+                }
+                counted = self.working.len();
+                self.call_model(tools, iteration, last_call).await
+            }
+            other => other,
+        };
+        if let Ok(response) = &result {
+            self.compaction.last_input_tokens = response.usage.total_input_tokens();
+            self.compaction.counted = counted.min(self.working.len());
+        }
+        result
+    }
+
+    fn context_window(&self, config: &Compaction) -> Option<u64> {
+        self.model.model_info().map(|i| i.context_window).filter(|w| *w > 0).or(config.context_limit)
+    }
+
+    /// The last call's reported input, plus an estimate of what was added since, plus the
+    /// output room the request reserves.
+    fn estimated_context(&self) -> u64 {
+        let state = &self.compaction;
+        let added = self.working.get(state.counted..).unwrap_or_default();
+        let reserve = self.agent.inner.settings.template.max_tokens.map_or(0, u64::from);
+        state.last_input_tokens + dive_core::estimate_tokens(added) + reserve
+    }
+
+    /// Compacts the working set; returns whether it changed. A failing strategy is logged and
+    /// the run goes on uncompacted.
+    pub(super) async fn compact(
+        &mut self,
+        config: &Compaction,
+        trigger: CompactionTrigger,
+        instructions: Option<String>,
+    ) -> bool {
+        let before = dive_core::estimate_tokens(&self.working);
+        let mut request = CompactionRequest::new(Vec::clone(&self.working), trigger)
+            .with_system_prompt(self.system_prompt.clone())
+            .with_estimated_tokens(self.estimated_context().max(before));
+        request.instructions = instructions;
+        request.context_window = self.context_window(config);
+        let compacted = match config.strategy.compact(&request).await {
+            Ok(Some(messages)) => config.carry(&request.messages, messages),
+            Ok(None) => return false,
+            Err(error) => {
+                tracing::warn!(strategy = config.strategy.name(), %error, "compaction failed; going on uncompacted");
+                return false;
+            }
+        };
+        let after = dive_core::estimate_tokens(&compacted);
+        tracing::info!(
+            strategy = config.strategy.name(),
+            trigger = trigger.as_str(),
+            before,
+            after,
+            "compacted the working set"
+        );
+        self.working = Arc::new(compacted);
+        self.compaction = CompactionState { compacted: true, ..CompactionState::default() };
+        true
+    }
+
+    /// After the turn is saved: records the compacted window as the session's new active
+    /// window (the turn itself keeps every original message). A suspended turn records
+    /// nothing (its resume rebuilds the window and compacts again if it must).
+    pub(super) async fn record_compaction(&self, turn: &Turn) {
+        if !self.compaction.compacted || matches!(turn.status, TurnStatus::Suspended | TurnStatus::Running) {
+            return;
+        }
+        let Some(history) = self.session.as_deref().and_then(|s| s.as_history()) else { return };
+        let edit = SessionEdit::Compact { summary: Vec::clone(&self.working) };
+        if let Err(error) = history.edit(Some(turn.revision), &edit).await {
+            tracing::warn!(%error, "recording the compaction in the session failed; the next turn starts uncompacted");
+        }
+    }
+}
+
+fn is_overflow(exit: &Exit) -> bool {
+    matches!(exit, Exit::Failed { cause: TurnFailure::Model(e), .. } if e.kind == LlmErrorKind::ContextOverflow)
+}
