@@ -1,7 +1,7 @@
 //! Tool middleware and observers: a flaky idempotent search retried with backoff, a hung
 //! deploy ended by a timeout, a broken quotes service whose circuit opens and stays open into
-//! the next run, a rate-limited geocoder, and an observer printing every milestone (goagent's
-//! hooks) — driven by a scripted model, offline.
+//! the next run, a rate-limited geocoder, and an observer printing every milestone (iteration
+//! starts, tool calls and results, the answer) — driven by a scripted model, offline.
 //!
 //! Run with `cargo run -p dive-examples --example tool_middleware`.
 #![allow(clippy::print_stdout)]

@@ -1,4 +1,4 @@
-//! Observers (goagent's observation hooks): iteration starts from 0, thinking blocks in order,
+//! Observers: iteration starts from 0, thinking blocks in order,
 //! every tool call before it runs and its result with duration and error, the final response
 //! with the iteration count, also when the iteration limit ends the turn (whose outcome then
 //! carries the model's last text).

@@ -210,9 +210,9 @@ pub struct TurnOutcome {
     pub tool_calls: Vec<ToolCallRecord>,
     /// Advice.
     pub next: NextStep,
-    /// For a turn the iteration limit ended: the text of the model's last assistant message
-    /// (goagent's `LastThought`), a partial answer or a clue to a runaway loop; `None` when
-    /// that message held only tool calls.
+    /// For a turn the iteration limit ended: the text of the model's last assistant message, a
+    /// partial answer or a clue to a runaway loop; `None` when that message held only tool
+    /// calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_text: Option<String>,
 }

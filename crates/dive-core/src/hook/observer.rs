@@ -177,7 +177,7 @@ impl<O: Observer + ?Sized> Observer for std::sync::Arc<O> {
     }
 }
 
-/// An [`Observer`] from closures, one per milestone (goagent's `Hooks` struct of funcs).
+/// An [`Observer`] from closures, one per milestone (any left unset does nothing).
 ///
 /// ```
 /// use dive_core::FnObserver;
@@ -221,35 +221,35 @@ impl FnObserver {
         Self::default()
     }
 
-    /// goagent's `OnIterationStart`.
+    /// Called when an iteration starts.
     #[must_use]
     pub fn on_iteration_start(mut self, f: impl Fn(&IterationStart<'_>) + Send + Sync + 'static) -> Self {
         self.iteration_start = Some(Box::new(f));
         self
     }
 
-    /// goagent's `OnThinking`.
+    /// Called for each complete thinking block.
     #[must_use]
     pub fn on_thinking(mut self, f: impl Fn(&ThinkingBlock<'_>) + Send + Sync + 'static) -> Self {
         self.thinking = Some(Box::new(f));
         self
     }
 
-    /// goagent's `OnToolCall`.
+    /// Called for each tool call before it is dispatched.
     #[must_use]
     pub fn on_tool_call(mut self, f: impl Fn(&ToolCallStart<'_>) + Send + Sync + 'static) -> Self {
         self.tool_call = Some(Box::new(f));
         self
     }
 
-    /// goagent's `OnToolResult`.
+    /// Called for each tool call's result.
     #[must_use]
     pub fn on_tool_result(mut self, f: impl Fn(&ToolCallEnd<'_>) + Send + Sync + 'static) -> Self {
         self.tool_result = Some(Box::new(f));
         self
     }
 
-    /// goagent's `OnResponse`.
+    /// Called with the final response.
     #[must_use]
     pub fn on_response(mut self, f: impl Fn(&FinalResponse<'_>) + Send + Sync + 'static) -> Self {
         self.response = Some(Box::new(f));

@@ -6,7 +6,7 @@ use super::{Content, Message};
 /// A provider refused content it cannot send: which content, which provider, and why. It is
 /// the source of an [`LlmError`](crate::LlmError) of kind
 /// [`UnsupportedContent`](crate::LlmErrorKind::UnsupportedContent), raised before any
-/// request is sent (goagent's `UnsupportedContentError`).
+/// request is sent.
 ///
 /// ```
 /// use dive_core::UnsupportedContentError;
