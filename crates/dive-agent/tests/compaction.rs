@@ -168,3 +168,70 @@ async fn carried_over_content_survives_a_summary() {
     let doc = session.as_history().unwrap().document().await.unwrap();
     assert_eq!(doc.turns().last().unwrap().status, TurnStatus::Completed);
 }
+
+/// An agent over a session whose second turn passes the threshold.
+async fn two_turns(hooks: dive_core::Hooks) -> (dive_test::RecordedRequests, dive_test::RecordedRequests) {
+    let model = FunctionModel::new(|_req, n| Ok(ModelResponse::text(format!("answer {n}"))));
+    let requests = model.requests();
+    let summarizer = ScriptedModel::new([ModelResponse::text("Summary text.")]);
+    let asked = summarizer.requests();
+    let store = dive_session::MemoryStore::new();
+    let agent = Agent::builder()
+        .model(model)
+        .session(store.open("s").await.unwrap())
+        .hooks(hooks)
+        .compaction(Compaction::new(Summarize::new(summarizer)).context_limit(300).threshold(0.5))
+        .build()
+        .unwrap();
+    // ~104 tokens, under the 150 threshold; the second turn's ~55 more pass it.
+    agent.run("x".repeat(400).as_str()).await.unwrap();
+    agent.run(format!("next {}", "y".repeat(200)).as_str()).await.unwrap();
+    (requests, asked)
+}
+
+#[tokio::test]
+async fn pre_compact_adds_instructions_and_post_compact_sees_the_sizes() {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let hooks = dive_core::Hooks::new()
+        .on_pre_compact(|ctx: dive_core::PreCompactContext| async move {
+            assert_eq!(ctx.trigger, dive_core::CompactionTrigger::Auto);
+            assert_eq!(ctx.strategy, "summarize");
+            Ok(dive_core::PreCompactDecision::instructions("Keep every file name."))
+        })
+        .on_post_compact(move |ctx: dive_core::PostCompactContext| {
+            let sink = Arc::clone(&sink);
+            async move {
+                sink.lock().unwrap().push((
+                    ctx.tokens_before,
+                    ctx.tokens_after,
+                    ctx.messages_before,
+                    ctx.messages_after,
+                ));
+                Ok(())
+            }
+        });
+    let (requests, asked) = two_turns(hooks).await;
+    let prompt = asked.last().unwrap().messages.last().unwrap().text();
+    assert!(prompt.contains("Additional instructions: Keep every file name."), "{prompt}");
+    assert!(requests.last().unwrap().messages[0].text().starts_with(SUMMARY_PREFIX));
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 1);
+    let (before, after, messages_before, messages_after) = seen[0];
+    assert!(after < before, "{before} -> {after}");
+    assert_eq!((messages_before, messages_after), (3, 1));
+}
+
+#[tokio::test]
+async fn a_pre_compact_veto_leaves_the_working_set_alone() {
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = Arc::clone(&calls);
+    let hooks = dive_core::Hooks::new().on_pre_compact(move |_ctx: dive_core::PreCompactContext| {
+        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        async move { Ok(dive_core::PreCompactDecision::veto("the user is mid-thought")) }
+    });
+    let (requests, asked) = two_turns(hooks).await;
+    assert!(asked.is_empty());
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1, "the hook was asked once");
+    assert_eq!(requests.last().unwrap().messages.len(), 3);
+}

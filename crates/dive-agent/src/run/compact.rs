@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use dive_core::{
-    CompactionRequest, CompactionTrigger, LlmErrorKind, ModelResponse, SessionEdit, Turn, TurnStatus,
+    CompactionRequest, CompactionTrigger, LlmErrorKind, ModelResponse, PostCompactContext, PreCompactContext,
+    SessionEdit, Turn, TurnStatus,
 };
 
 use super::model::ResolvedTools;
@@ -82,9 +83,13 @@ impl Run {
         instructions: Option<String>,
     ) -> bool {
         let before = dive_core::estimate_tokens(&self.working);
+        let estimated = self.estimated_context().max(before);
+        let Some(instructions) = self.pre_compact(config, trigger, instructions, estimated).await else {
+            return false;
+        };
         let mut request = CompactionRequest::new(Vec::clone(&self.working), trigger)
             .with_system_prompt(self.system_prompt.clone())
-            .with_estimated_tokens(self.estimated_context().max(before));
+            .with_estimated_tokens(estimated);
         request.instructions = instructions;
         request.context_window = self.context_window(config);
         let compacted = match config.strategy.compact(&request).await {
@@ -103,9 +108,63 @@ impl Run {
             after,
             "compacted the working set"
         );
+        let messages_after = compacted.len();
         self.working = Arc::new(compacted);
         self.compaction = CompactionState { compacted: true, ..CompactionState::default() };
+        if !self.agent.inner.hooks.post_compact.is_empty() {
+            let mut ctx = PostCompactContext::new(self.info.clone(), trigger, config.strategy.name());
+            ctx.tokens_before = before;
+            ctx.tokens_after = after;
+            ctx.messages_before = request.messages.len();
+            ctx.messages_after = messages_after;
+            for hook in &self.agent.inner.hooks.post_compact {
+                if let Err(error) = hook.post_compact(ctx.clone()).await {
+                    tracing::warn!(hook = hook.name(), %error, "post-compact hook failed; continuing");
+                }
+            }
+        }
         true
+    }
+
+    /// PreCompact hooks in order: the instructions to compact with (each hook's added to the
+    /// earlier ones), or `None` when one vetoes (or fails: a compaction is never forced past a
+    /// failing hook).
+    async fn pre_compact(
+        &self,
+        config: &Compaction,
+        trigger: CompactionTrigger,
+        mut instructions: Option<String>,
+        estimated_tokens: u64,
+    ) -> Option<Option<String>> {
+        for hook in &self.agent.inner.hooks.pre_compact {
+            let mut ctx = PreCompactContext::new(self.info.clone(), trigger, config.strategy.name());
+            ctx.instructions.clone_from(&instructions);
+            ctx.estimated_tokens = estimated_tokens;
+            ctx.message_count = self.working.len();
+            match hook.pre_compact(ctx).await {
+                Ok(decision) => {
+                    if let Some(reason) = decision.veto {
+                        tracing::info!(
+                            hook = hook.name(),
+                            reason,
+                            "a pre-compact hook vetoed the compaction"
+                        );
+                        return None;
+                    }
+                    if let Some(extra) = decision.instructions {
+                        instructions = Some(match instructions {
+                            Some(given) => format!("{given}\n{extra}"),
+                            None => extra,
+                        });
+                    }
+                }
+                Err(error) => {
+                    tracing::warn!(hook = hook.name(), %error, "pre-compact hook failed; not compacting");
+                    return None;
+                }
+            }
+        }
+        Some(instructions)
     }
 
     /// After the turn is saved: records the compacted window as the session's new active

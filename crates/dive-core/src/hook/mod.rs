@@ -32,6 +32,7 @@
 //! iteration start, thinking blocks, tool calls and results with durations, the final
 //! response; [`FnObserver`] builds one from closures.
 
+mod compact;
 mod context;
 mod decision;
 mod observer;
@@ -39,6 +40,7 @@ mod observer;
 use std::future::Future;
 use std::sync::Arc;
 
+pub use compact::{PostCompactContext, PreCompactContext, PreCompactDecision};
 pub use context::{
     GenerationContext, IncompleteTurnContext, PostGenerationContext, QueuedReminder, SessionStartContext,
     StopContext, SuspendContext, ToolResultContext, ToolUseContext,
@@ -127,6 +129,10 @@ pub struct Hooks {
     pub on_incomplete_turn: Vec<Arc<dyn OnIncompleteTurnHook>>,
     /// Post background tool use.
     pub post_background_tool_use: Vec<Arc<dyn PostBackgroundToolUseHook>>,
+    /// Pre-compact.
+    pub pre_compact: Vec<Arc<dyn PreCompactHook>>,
+    /// Post-compact.
+    pub post_compact: Vec<Arc<dyn PostCompactHook>>,
     /// Observers (read-only, synchronous).
     pub observers: Vec<Arc<dyn Observer>>,
 }
@@ -145,6 +151,8 @@ impl std::fmt::Debug for Hooks {
             .field("on_suspend", &self.on_suspend.len())
             .field("on_incomplete_turn", &self.on_incomplete_turn.len())
             .field("post_background_tool_use", &self.post_background_tool_use.len())
+            .field("pre_compact", &self.pre_compact.len())
+            .field("post_compact", &self.post_compact.len())
             .field("observers", &self.observers.len())
             .finish()
     }
@@ -170,6 +178,8 @@ impl Hooks {
         self.on_suspend.extend(other.on_suspend);
         self.on_incomplete_turn.extend(other.on_incomplete_turn);
         self.post_background_tool_use.extend(other.post_background_tool_use);
+        self.pre_compact.extend(other.pre_compact);
+        self.post_compact.extend(other.post_compact);
         self.observers.extend(other.observers);
     }
 
@@ -194,6 +204,8 @@ impl Hooks {
             && self.on_suspend.is_empty()
             && self.on_incomplete_turn.is_empty()
             && self.post_background_tool_use.is_empty()
+            && self.pre_compact.is_empty()
+            && self.post_compact.is_empty()
             && self.observers.is_empty()
     }
 }
@@ -244,6 +256,15 @@ hook_trait!(
     /// Runs when background results are delivered.
     PostBackgroundToolUseHook, post_background_tool_use, post_background_tool_use, on_post_background_tool_use,
     ToolResultContext, ()
+);
+
+hook_trait!(
+    /// Runs before the engine compacts the working set; may add custom instructions or veto.
+    PreCompactHook, pre_compact, pre_compact, on_pre_compact, PreCompactContext, PreCompactDecision
+);
+hook_trait!(
+    /// Observes a compaction: the strategy, and the estimated size before and after.
+    PostCompactHook, post_compact, post_compact, on_post_compact, PostCompactContext, ()
 );
 
 /// A bundle of capabilities added to an agent in one go: tools, hooks and rules (text
