@@ -29,10 +29,14 @@ pub fn tools(dialog: Option<(Input, Spinner, TurnState)>) -> Vec<Arc<dyn Tool>> 
         tools.push(search.into_tool());
     }
     if let Some((input, spinner, turn)) = dialog {
-        tools
-            .push(AskUserTool::with_dialog(Arc::new(TerminalQuestions { input, spinner, turn })).into_tool());
+        tools.push(AskUserTool::with_dialog(terminal_dialog(input, spinner, turn)).into_tool());
     }
     tools
+}
+
+/// Questions asked on the terminal: the model's (`AskUserQuestion`) and MCP servers'.
+pub fn terminal_dialog(input: Input, spinner: Spinner, turn: TurnState) -> Arc<dyn UserDialog> {
+    Arc::new(TerminalQuestions { input, spinner, turn })
 }
 
 /// Asks the model's questions on stderr and reads the answer from the prompt's input

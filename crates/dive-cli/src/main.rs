@@ -16,6 +16,7 @@ mod cancel;
 mod capabilities;
 mod claim;
 mod cli_settings;
+mod elicit_form;
 mod env_file;
 mod errors;
 mod extra_tools;

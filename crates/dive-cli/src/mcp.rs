@@ -77,9 +77,18 @@ pub fn config(
 
 /// Starts the servers (each with its own time limit); a server that fails is reported and
 /// left out, the others work. With `traced`, each call carries the caller's W3C
-/// `traceparent` in its `_meta`.
-pub async fn start(config: &McpConfig, traced: bool, session_dir: &Path) -> McpManager {
+/// `traceparent` in its `_meta`; with `elicitation` (interactive mode) a server's request
+/// for input is asked on the terminal.
+pub async fn start(
+    config: &McpConfig,
+    traced: bool,
+    session_dir: &Path,
+    elicitation: Option<dive::mcp::ElicitationHandler>,
+) -> McpManager {
     let mut connect = ConnectOptions::default().with_oauth(oauth(session_dir));
+    if let Some(handler) = elicitation {
+        connect = connect.with_elicitation(handler);
+    }
     if traced {
         let source = dive::mcp::TraceparentSource::new(dive::otel::propagation::tool_traceparent);
         connect = connect.with_traceparent(source);

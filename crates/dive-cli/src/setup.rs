@@ -225,6 +225,14 @@ pub async fn build(
         crate::transport::options(args.stream_idle_timeout.or(cli.stream_idle), streaming, notice);
     let model = model::choose(args.model.as_deref().or(cli.model.as_deref()), &transport)?;
     let mut toolkit = if model.offline { Toolkit::read_only(workspace) } else { Toolkit::new(workspace) };
+    // An MCP server's request for input is asked on the terminal, when there is one.
+    let elicitation = terminal.as_ref().map(|t| {
+        crate::elicit_form::handler(crate::extra_tools::terminal_dialog(
+            t.input.clone(),
+            t.spinner.clone(),
+            t.turn.clone(),
+        ))
+    });
     if !model.offline {
         for tool in crate::extra_tools::tools(terminal.map(|t| (t.input, t.spinner, t.turn))) {
             toolkit = toolkit.with_tool(tool);
@@ -273,7 +281,9 @@ pub async fn build(
         builder = builder.extension(orchestration.clone());
     }
     let mcp = match crate::mcp::config(&workspace_path, trusted, &settings_files, &args.mcp_config)? {
-        Some(config) => Some(crate::mcp::start(&config, otel.is_some(), &session_dir(args)?).await),
+        Some(config) => {
+            Some(crate::mcp::start(&config, otel.is_some(), &session_dir(args)?, elicitation).await)
+        }
         None => None,
     };
     if let Some(manager) = &mcp {

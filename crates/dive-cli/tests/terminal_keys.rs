@@ -112,3 +112,40 @@ async fn term_dumb_gets_no_colour() {
     tmux.run(&["send-keys", "-t", "t", "/quit", "Enter"]);
     tmux.wait_for("EXITED-0");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_mcp_servers_question_is_asked_on_the_terminal_and_the_answer_finishes_the_call() {
+    // The official Python SDK's server (shared with dive-mcp's tests): `greet_user` asks for a
+    // name (input_required on 2026-07-28), then greets.
+    let Some(python) = dive_test::interop::python("mcp") else { return };
+    let peer = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dive-mcp/tests/peers/mcp_server.py");
+    let api = MockApi::start(vec![
+        Reply::Tool { id: "toolu_1", name: "mcp__py__greet_user", input: json!({}) },
+        Reply::Text("Greeted."),
+    ])
+    .await;
+    let (sessions, workspace) = dirs();
+    // The user's own settings (HOME is the session directory) name the server.
+    std::fs::create_dir_all(sessions.path().join(".dive")).unwrap();
+    std::fs::write(
+        sessions.path().join(".dive/settings.json"),
+        json!({"mcpServers": {"py": {"command": python, "args": [peer]}}}).to_string(),
+    )
+    .unwrap();
+    let tmux = Tmux::new();
+    let line = command(&api, sessions.path(), workspace.path(), &["TERM=xterm-256color"]);
+    tmux.run(&["new-session", "-d", "-s", "t", "-x", "160", "-y", "50", &line]);
+    tmux.wait_for("/help for commands");
+    tmux.run(&["send-keys", "-t", "t", "greet me", "Enter"]);
+    tmux.wait_for("Allow?");
+    tmux.run(&["send-keys", "-t", "t", "y", "Enter"]);
+    tmux.wait_for("What is your name? (MCP server py)");
+    tmux.run(&["send-keys", "-t", "t", "Ada", "Enter"]);
+    tmux.wait_for("out tokens");
+    let bodies = api.bodies();
+    assert_eq!(bodies.len(), 2, "{bodies:?}");
+    let result = common::request_text(&bodies[1]);
+    assert!(result.contains("hello Ada"), "the answer reached the server and its result the model: {result}");
+    tmux.run(&["send-keys", "-t", "t", "/quit", "Enter"]);
+    tmux.wait_for("EXITED-0");
+}

@@ -25,7 +25,11 @@ use tokio::task::JoinHandle;
 
 use crate::config::{HttpConfig, ServerConfig, ToolFilter, Transport};
 use crate::convert;
-use crate::elicit::ElicitationHandler;
+use crate::elicit::{Elicitation, ElicitationHandler};
+
+/// How many times in a row a call's input requests are answered by the elicitation handler
+/// before the client stops (a server that keeps asking).
+const INLINE_INPUT_ROUNDS: usize = 4;
 use crate::error::McpError;
 use crate::handler::{Changes, Handler};
 use crate::oauth::OAuth;
@@ -246,6 +250,7 @@ struct Inner {
     tools: Mutex<Option<ToolCache>>,
     traceparent: Option<TraceparentSource>,
     has_oauth: bool,
+    elicitation: Option<ElicitationHandler>,
 }
 
 /// The listed tools and the change generation they were listed at.
@@ -355,6 +360,7 @@ impl McpClient {
                 call_timeout: server.call_timeout.or(options.call_timeout),
                 traceparent: options.traceparent.clone(),
                 has_oauth: options.oauth.is_some(),
+                elicitation: options.elicitation.clone(),
                 tools: Mutex::new(None),
             }),
         };
@@ -525,10 +531,50 @@ impl McpClient {
         &self,
         tool: &str,
         arguments: JsonObject,
-        params: CallToolRequestParams,
+        mut params: CallToolRequestParams,
     ) -> Result<CallOutcome, McpError> {
+        // With an elicitation handler, input a server asks for is answered now, a few rounds
+        // at most; without one the call suspends with everything needed to finish it later.
+        for _ in 0..=INLINE_INPUT_ROUNDS {
+            let input = match self.send_call(params).await? {
+                CallToolResponse::Complete(result) => {
+                    return Ok(CallOutcome::Done(convert::output_from_mcp(result)));
+                }
+                CallToolResponse::InputRequired(input) => input,
+                CallToolResponse::Task(created) => {
+                    return Ok(CallOutcome::Task(McpTask::new(self.clone(), tool, &created.task)));
+                }
+                _ => {
+                    return Err(
+                        self.unsupported("the tool answered with a result type this client does not know")
+                    );
+                }
+            };
+            let requests = serde_json::to_value(&input.input_requests).unwrap_or(Value::Null);
+            if let Some(responses) = self.answer_now(&requests).await {
+                params = CallToolRequestParams::new(tool.to_owned())
+                    .with_arguments(arguments.clone())
+                    .with_input_responses(responses);
+                if let Some(state) = input.request_state {
+                    params = params.with_request_state(state);
+                }
+                continue;
+            }
+            return Ok(CallOutcome::InputRequired(self.suspension(
+                tool,
+                &arguments,
+                requests,
+                input.request_state,
+            )));
+        }
+        Err(self.unsupported(&format!(
+            "`{tool}` asked for input more than {INLINE_INPUT_ROUNDS} times in a row; stopped asking"
+        )))
+    }
+
+    async fn send_call(&self, params: CallToolRequestParams) -> Result<CallToolResponse, McpError> {
         let call = self.inner.service.peer().call_tool_once(params);
-        let response = match self.inner.call_timeout {
+        match self.inner.call_timeout {
             Some(limit) => {
                 tokio::time::timeout(limit, self.request("tools/call", call)).await.map_err(|_| {
                     McpError::Timeout {
@@ -536,43 +582,66 @@ impl McpClient {
                         method: "tools/call",
                         timeout: limit,
                     }
-                })??
+                })?
             }
-            None => self.request("tools/call", call).await?,
-        };
-        match response {
-            CallToolResponse::Complete(result) => Ok(CallOutcome::Done(convert::output_from_mcp(result))),
-            CallToolResponse::InputRequired(input) => {
-                let requests = serde_json::to_value(&input.input_requests).unwrap_or(Value::Null);
-                let messages: Vec<String> = requests
-                    .as_object()
-                    .into_iter()
-                    .flat_map(|m| m.values())
-                    .filter_map(|r| r["params"]["message"].as_str().map(str::to_owned))
-                    .collect();
-                let prompt = if messages.is_empty() {
-                    format!("The MCP server `{}` needs input to finish `{tool}`.", self.inner.name)
-                } else {
-                    messages.join("\n")
-                };
-                let metadata = json!({"mcp": {
-                    "server": self.inner.name,
-                    "tool": tool,
-                    "arguments": arguments,
-                    "inputRequests": requests,
-                    "requestState": input.request_state,
-                }});
-                let metadata = match metadata {
-                    Value::Object(map) => map,
-                    _ => serde_json::Map::new(),
-                };
-                Ok(CallOutcome::InputRequired(SuspendRequest::new(prompt).with_metadata(metadata)))
-            }
-            CallToolResponse::Task(created) => {
-                Ok(CallOutcome::Task(McpTask::new(self.clone(), tool, &created.task)))
-            }
-            _ => Err(self.unsupported("the tool answered with a result type this client does not know")),
+            None => self.request("tools/call", call).await,
         }
+    }
+
+    /// Answers every input request now through the elicitation handler, when there is one
+    /// and every request is an elicitation; `None` otherwise (the call suspends).
+    async fn answer_now(&self, requests: &Value) -> Option<BTreeMap<String, Value>> {
+        let handler = self.inner.elicitation.as_ref()?;
+        let requests = requests.as_object().filter(|m| !m.is_empty())?;
+        let mut responses = BTreeMap::new();
+        for (key, request) in requests {
+            if request["method"] != "elicitation/create" {
+                return None;
+            }
+            let params = &request["params"];
+            let ask = Elicitation {
+                server: self.inner.name.clone(),
+                message: params["message"].as_str().unwrap_or_default().to_owned(),
+                schema: params.get("requestedSchema").cloned(),
+                url: params["url"].as_str().map(str::to_owned),
+            };
+            responses.insert(key.clone(), handler.answer(ask).await);
+        }
+        Some(responses)
+    }
+
+    /// The suspension of a call that needs input: the requests' messages as the prompt, and
+    /// in the metadata everything needed to finish the call later, in any process.
+    fn suspension(
+        &self,
+        tool: &str,
+        arguments: &JsonObject,
+        requests: Value,
+        request_state: Option<String>,
+    ) -> SuspendRequest {
+        let messages: Vec<String> = requests
+            .as_object()
+            .into_iter()
+            .flat_map(|m| m.values())
+            .filter_map(|r| r["params"]["message"].as_str().map(str::to_owned))
+            .collect();
+        let prompt = if messages.is_empty() {
+            format!("The MCP server `{}` needs input to finish `{tool}`.", self.inner.name)
+        } else {
+            messages.join("\n")
+        };
+        let metadata = json!({"mcp": {
+            "server": self.inner.name,
+            "tool": tool,
+            "arguments": arguments,
+            "inputRequests": requests,
+            "requestState": request_state,
+        }});
+        let metadata = match metadata {
+            Value::Object(map) => map,
+            _ => serde_json::Map::new(),
+        };
+        SuspendRequest::new(prompt).with_metadata(metadata)
     }
 
     /// Every resource the server lists.

@@ -26,6 +26,28 @@ pub struct Elicitation {
     pub url: Option<String>,
 }
 
+impl Elicitation {
+    /// A request from `server` saying `message`, with no schema or URL yet (for an
+    /// application testing its handler).
+    pub fn new(server: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { server: server.into(), message: message.into(), schema: None, url: None }
+    }
+
+    /// Sets the JSON schema of the answer's content.
+    #[must_use]
+    pub fn with_schema(mut self, schema: Value) -> Self {
+        self.schema = Some(schema);
+        self
+    }
+
+    /// Sets the URL the user completes it at.
+    #[must_use]
+    pub fn with_url(mut self, url: impl Into<String>) -> Self {
+        self.url = Some(url.into());
+        self
+    }
+}
+
 type Answer = dyn Fn(Elicitation) -> BoxFuture<'static, Value> + Send + Sync;
 
 /// Answers elicitations with the MCP result shape, the same the suspension path takes:

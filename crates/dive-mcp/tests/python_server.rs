@@ -226,3 +226,23 @@ async fn a_legacy_servers_mid_call_elicitation_is_answered_by_the_handler_or_dec
     };
     assert!(!text.contains("hello"), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_handler_a_2026_servers_input_request_is_answered_now_instead_of_suspending() {
+    let Some(python) = common::python() else { return };
+    let handler = dive_mcp::ElicitationHandler::new(|ask: dive_mcp::Elicitation| async move {
+        assert_eq!(ask.message, "What is your name?");
+        json!({"action": "accept", "content": {"name": "Grace"}})
+    });
+    let options = ConnectOptions::default().with_elicitation(handler);
+    let client = McpClient::connect(&common::python_stdio_server(&python, "py"), &options).await.unwrap();
+    assert_eq!(client.protocol_version().unwrap().to_string(), "2026-07-28");
+    let tools = client.tools().await.unwrap();
+    let greet = tools.iter().find(|t| t.name() == "mcp__py__greet_user").unwrap();
+    let ToolResult::Output(output) =
+        greet.call(json!({}), ToolContext::detached(greet.name())).await.unwrap()
+    else {
+        panic!("the call suspended although a handler could answer")
+    };
+    assert_eq!(output.text_content(), "hello Grace");
+}
