@@ -62,7 +62,7 @@ pub(crate) struct AgentInner {
     pub(crate) tool_index: Arc<crate::run::ToolIndex>,
     pub(crate) cache_key: String,
     /// Working-set compaction (none: the loop never estimates or compacts).
-    pub(crate) compaction: Option<crate::compaction::Compaction>,
+    pub(crate) compaction: Option<crate::compaction::CompactionPolicy>,
 }
 
 /// An agent: a model, a system prompt, tools, toolsets and hooks. Cheap to clone (clones share

@@ -90,7 +90,7 @@ pub struct AgentBuilder {
     discard_incomplete: bool,
     checkpoint_steps: bool,
     claim: Option<ClaimOptions>,
-    compaction: Option<crate::compaction::Compaction>,
+    compaction: Option<crate::compaction::CompactionPolicy>,
     seams: crate::seams::Seams,
 }
 
@@ -246,9 +246,9 @@ impl AgentBuilder {
     }
 
     /// Compacts the working set with a strategy when the context fills up, and once on a
-    /// context overflow (see [`Compaction`](crate::Compaction) and `docs/guides/compaction.md`).
+    /// context overflow (see [`CompactionPolicy`](crate::CompactionPolicy) and `docs/guides/compaction.md`).
     /// Default: none, and the loop does no estimating at all.
-    pub fn compaction(mut self, compaction: crate::compaction::Compaction) -> Self {
+    pub fn compaction(mut self, compaction: crate::compaction::CompactionPolicy) -> Self {
         self.compaction = Some(compaction);
         self
     }

@@ -75,7 +75,7 @@ pub use builder::{
     DEFAULT_TOOL_ITERATION_LIMIT,
 };
 pub use compaction::{
-    Compaction, DEFAULT_COMPACTION_THRESHOLD, DEFAULT_SUMMARY_PROMPT, SUMMARY_PREFIX, Summarize,
+    CompactionPolicy, DEFAULT_COMPACTION_THRESHOLD, DEFAULT_SUMMARY_PROMPT, SUMMARY_PREFIX, Summarize,
 };
 pub use error::{AgentError, Rejection, TurnError, TurnFailure};
 /// The extension trait that reads a [`ResponseStream`] (`stream.next().await`), re-exported so

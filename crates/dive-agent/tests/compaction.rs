@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use dive_agent::{Agent, Compaction, SUMMARY_PREFIX, Summarize};
+use dive_agent::{Agent, CompactionPolicy, SUMMARY_PREFIX, Summarize};
 use dive_core::{
     ClearToolResults, FunctionTool, LlmError, LlmErrorKind, Message, ModelResponse, OutcomeReason,
     SessionStore, ToolError, ToolUse, TurnStatus, Usage, estimate_tokens,
@@ -32,7 +32,7 @@ async fn a_threshold_compaction_shrinks_the_next_request_and_the_sqlite_transcri
     let agent = Agent::builder()
         .model(model)
         .session(Arc::clone(&session))
-        .compaction(Compaction::new(Summarize::new(summarizer)).context_limit(2_000).threshold(0.5))
+        .compaction(CompactionPolicy::new(Summarize::new(summarizer)).context_limit(2_000).threshold(0.5))
         .build()
         .unwrap();
 
@@ -94,7 +94,7 @@ async fn an_overflow_is_compacted_and_the_call_retried_once() {
     let agent = Agent::builder()
         .model(model)
         .tool(lookup_tool())
-        .compaction(Compaction::new(ClearToolResults::new(0)))
+        .compaction(CompactionPolicy::new(ClearToolResults::new(0)))
         .build()
         .unwrap();
     let response = agent.run("look it up").await.unwrap();
@@ -122,7 +122,7 @@ async fn a_second_overflow_ends_the_turn_without_another_retry() {
     let agent = Agent::builder()
         .model(model)
         .tool(lookup_tool())
-        .compaction(Compaction::new(ClearToolResults::new(0)))
+        .compaction(CompactionPolicy::new(ClearToolResults::new(0)))
         .build()
         .unwrap();
     let error = agent.run("look it up").await.unwrap_err();
@@ -156,7 +156,10 @@ async fn carried_over_content_survives_a_summary() {
         .model(model)
         .session(Arc::clone(&session))
         .compaction(
-            Compaction::new(Summarize::new(summarizer)).context_limit(200).threshold(0.5).keep(keep_skill),
+            CompactionPolicy::new(Summarize::new(summarizer))
+                .context_limit(200)
+                .threshold(0.5)
+                .keep(keep_skill),
         )
         .build()
         .unwrap();
@@ -180,7 +183,7 @@ async fn two_turns(hooks: dive_core::Hooks) -> (dive_test::RecordedRequests, div
         .model(model)
         .session(store.open("s").await.unwrap())
         .hooks(hooks)
-        .compaction(Compaction::new(Summarize::new(summarizer)).context_limit(300).threshold(0.5))
+        .compaction(CompactionPolicy::new(Summarize::new(summarizer)).context_limit(300).threshold(0.5))
         .build()
         .unwrap();
     // ~104 tokens, under the 150 threshold; the second turn's ~55 more pass it.

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use dive::{
-    CancellationToken, Content, Message, ModelRequest, Role, RunOptions, SessionEdit, SessionStore,
-    SoftCancel, Usage,
+    CancellationToken, CompactionPolicy, CompactionRequest, CompactionTrigger, Llm, RunOptions, SessionEdit,
+    SessionStore, SoftCancel, Summarize, Usage,
 };
 
 use crate::cancel::CancelWatch;
@@ -22,7 +22,7 @@ Commands:
   /model [spec]    show the model, or switch to vendor/model
   /usage           tokens and cost so far
   /status          model, session, workspace, permission mode
-  /compact         summarise the conversation so far into a new window (the transcript stays)
+  /compact [how]   summarise the conversation so far into a new window (the transcript stays)
   /agents          the subagent types the model can start
   /tasks [stop ID] background subagents and commands; stop one
   /todos           the model's todo list
@@ -254,7 +254,7 @@ impl Repl {
                 }
                 eprintln!("{}", usage_line(&self.usage));
             }
-            "compact" => self.compact().await,
+            "compact" => self.compact(arg).await,
             "agents" => self.agents(),
             "tasks" => self.tasks(arg),
             "todos" => self.todos(),
@@ -367,7 +367,10 @@ impl Repl {
         }
     }
 
-    async fn compact(&mut self) {
+    /// `/compact [instructions]`: the window summarised by the same strategy the engine
+    /// compacts with automatically, the instructions added to its prompt, loaded skills kept
+    /// word for word; recorded as a compaction (the transcript keeps every message).
+    async fn compact(&mut self, instructions: &str) {
         let Some(history) = self.setup.session.as_history() else {
             eprintln!("this session store cannot compact");
             return;
@@ -380,32 +383,30 @@ impl Repl {
         if messages.is_empty() {
             return eprintln!("nothing to compact yet");
         }
-        let mut request_messages = messages.clone();
-        request_messages.push(Message::user(
-            "Summarise this conversation so far for yourself: the goal, decisions, files touched, and what is left. Be concise.",
-        ));
+        let count = messages.len();
+        let mut request = CompactionRequest::new(messages, CompactionTrigger::Manual);
+        if !instructions.is_empty() {
+            request = request.with_instructions(instructions);
+        }
         self.spinner.busy("compacting…");
-        let summary = self.setup.model.llm.generate(ModelRequest::new(request_messages)).await;
+        let compacted = manual_compaction(Arc::clone(&self.setup.model.llm)).apply(&request).await;
         self.spinner.pause();
-        let summary = match summary {
-            Ok(r) => r.text_content(),
+        let summary = match compacted {
+            Ok(Some(summary)) => summary,
+            Ok(None) => return eprintln!("nothing to compact yet"),
             Err(e) => return eprintln!("compaction failed: {e}"),
         };
-        let mut summary = vec![Message::new(
-            Role::User,
-            vec![Content::text(format!("Summary of the conversation so far:\n{summary}"))],
-        )];
-        // Loaded skills stay word for word, not paraphrased by the summary.
-        summary.extend(dive::skill::carry_over(&messages));
         let edit = SessionEdit::Compact { summary };
         match history.edit(Some(snapshot.revision), &edit).await {
-            Ok(_) => eprintln!(
-                "compacted {} messages into a summary (the full transcript stays saved)",
-                messages.len()
-            ),
+            Ok(_) => eprintln!("compacted {count} messages into a summary (the full transcript stays saved)"),
             Err(e) => eprintln!("compaction failed: {e}"),
         }
     }
+}
+
+/// What `/compact` does: the whole window summarised (nothing kept back), skills kept.
+fn manual_compaction(llm: Arc<dyn Llm>) -> CompactionPolicy {
+    CompactionPolicy::new(Summarize::shared(llm).keep_recent(0)).keep(dive::skill::carry_over)
 }
 
 /// Tokens and cost in one line.

@@ -275,6 +275,30 @@ async fn sessions_show_keeps_the_turns_before_a_compaction() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn compact_passes_its_instructions_and_the_next_turn_starts_from_the_summary() {
+    let api = MockApi::start(vec![
+        Reply::Text("Noted: the secret is 7."),
+        Reply::Text("SUMMARY: the secret is 7"),
+        Reply::Text("It is 7."),
+    ])
+    .await;
+    let (sessions, workspace) = dirs();
+    let output = with_stdin(
+        &mut api.dive(sessions.path(), workspace.path()),
+        b"the secret is 7\n/compact keep every number\nwhat was it?\n/quit\n",
+    );
+    assert!(err(&output).contains("compacted 2 messages"), "{}", err(&output));
+    let bodies = api.bodies();
+    assert_eq!(bodies.len(), 3);
+    let summarising = bodies[1]["messages"].to_string();
+    assert!(summarising.contains("Summarise this conversation"), "{summarising}");
+    assert!(summarising.contains("Additional instructions: keep every number"), "{summarising}");
+    let next = bodies[2]["messages"].to_string();
+    assert!(next.contains("Summary of the conversation so far:") && next.contains("SUMMARY: the secret is 7"));
+    assert!(!next.contains("Noted: the secret is 7."), "{next}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn claude_code_mode_spellings_are_accepted() {
     let api = MockApi::start(vec![
         Reply::Tool {

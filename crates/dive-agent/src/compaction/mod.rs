@@ -1,4 +1,4 @@
-//! Compaction in the engine: [`Compaction`] (a [`CompactionStrategy`] and when to apply it,
+//! Compaction in the engine: [`CompactionPolicy`] (a [`CompactionStrategy`] and when to apply it,
 //! set with [`AgentBuilder::compaction`](crate::AgentBuilder::compaction)) and [`Summarize`],
 //! the strategy that asks a model for a summary. The pure strategies
 //! ([`ClearToolResults`](dive_core::ClearToolResults), [`Trim`](dive_core::Trim)) and the
@@ -26,19 +26,19 @@ pub const DEFAULT_COMPACTION_THRESHOLD: f64 = 0.8;
 /// A compaction strategy and when the engine applies it.
 ///
 /// ```
-/// use dive_agent::{Agent, Compaction};
+/// use dive_agent::{Agent, CompactionPolicy};
 /// use dive_core::ClearToolResults;
 /// use dive_test::TestModel;
 /// let agent = Agent::builder()
 ///     .model(TestModel::new())
-///     .compaction(Compaction::new(ClearToolResults::new(3)).threshold(0.7).context_limit(100_000))
+///     .compaction(CompactionPolicy::new(ClearToolResults::new(3)).threshold(0.7).context_limit(100_000))
 ///     .build()
 ///     .unwrap();
 /// # let _ = agent;
 /// ```
 #[derive(Clone)]
 #[must_use]
-pub struct Compaction {
+pub struct CompactionPolicy {
     pub(crate) strategy: Arc<dyn CompactionStrategy>,
     pub(crate) threshold: f64,
     pub(crate) context_limit: Option<u64>,
@@ -46,9 +46,9 @@ pub struct Compaction {
     pub(crate) retry_on_overflow: bool,
 }
 
-impl std::fmt::Debug for Compaction {
+impl std::fmt::Debug for CompactionPolicy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Compaction")
+        f.debug_struct("CompactionPolicy")
             .field("strategy", &self.strategy.name())
             .field("threshold", &self.threshold)
             .field("context_limit", &self.context_limit)
@@ -58,7 +58,7 @@ impl std::fmt::Debug for Compaction {
     }
 }
 
-impl Compaction {
+impl CompactionPolicy {
     /// Applies `strategy` at [`DEFAULT_COMPACTION_THRESHOLD`] of the model's context window,
     /// and on a context overflow.
     pub fn new(strategy: impl CompactionStrategy + 'static) -> Self {
@@ -104,6 +104,19 @@ impl Compaction {
     #[must_use]
     pub fn strategy(&self) -> &Arc<dyn CompactionStrategy> {
         &self.strategy
+    }
+
+    /// Compacts `request.messages` with the strategy and puts back what the carry-overs keep:
+    /// what the engine does, for an application's own `/compact` (then recorded with
+    /// [`SessionEdit::Compact`](dive_core::SessionEdit::Compact)). Hooks do not run here.
+    ///
+    /// # Errors
+    /// The strategy's [`CompactionError`](dive_core::CompactionError).
+    pub async fn apply(
+        &self,
+        request: &dive_core::CompactionRequest,
+    ) -> Result<Option<Vec<Message>>, dive_core::CompactionError> {
+        Ok(self.strategy.compact(request).await?.map(|m| self.carry(&request.messages, m)))
     }
 
     /// Puts back what a carry-over keeps and `compacted` lost, before the compacted messages.

@@ -1,7 +1,7 @@
 //! Compaction in the loop: before a model call when the estimated context passes the
 //! configured share of the window, and once on a context overflow (then the call is retried);
 //! after the turn is saved, the compacted window is recorded in the session's history.
-//! Without a [`Compaction`](crate::Compaction) configured none of this runs: one `Option`
+//! Without a [`Compaction`](crate::CompactionPolicy) configured none of this runs: one `Option`
 //! check a call.
 
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use dive_core::{
 
 use super::model::ResolvedTools;
 use super::{Exit, Run};
-use crate::compaction::Compaction;
+use crate::compaction::CompactionPolicy;
 use crate::error::TurnFailure;
 
 /// What the loop knows about the size of the working set.
@@ -61,7 +61,7 @@ impl Run {
         result
     }
 
-    fn context_window(&self, config: &Compaction) -> Option<u64> {
+    fn context_window(&self, config: &CompactionPolicy) -> Option<u64> {
         self.model.model_info().map(|i| i.context_window).filter(|w| *w > 0).or(config.context_limit)
     }
 
@@ -78,7 +78,7 @@ impl Run {
     /// the run goes on uncompacted.
     pub(super) async fn compact(
         &mut self,
-        config: &Compaction,
+        config: &CompactionPolicy,
         trigger: CompactionTrigger,
         instructions: Option<String>,
     ) -> bool {
@@ -131,7 +131,7 @@ impl Run {
     /// failing hook).
     async fn pre_compact(
         &self,
-        config: &Compaction,
+        config: &CompactionPolicy,
         trigger: CompactionTrigger,
         mut instructions: Option<String>,
         estimated_tokens: u64,

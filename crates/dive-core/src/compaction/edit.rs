@@ -156,7 +156,7 @@ impl Trim {
         let latest = messages.len().saturating_sub(self.keep);
         let cut = safe_cuts(messages)
             .into_iter()
-            .filter(|&c| c > 0 && c <= latest && messages[c].role == Role::User)
+            .filter(|&c| c > 0 && c <= latest && messages.get(c).is_some_and(|m| m.role == Role::User))
             .max()?;
         Some(messages[cut..].to_vec())
     }

@@ -44,7 +44,8 @@ fn block_tokens(block: &Content) -> u64 {
 
 /// The indexes `i` at which a window `messages[i..]` may start: every tool call before `i`
 /// is answered before `i`, so no kept result loses its call and no kept call its result.
-/// `0` is always one (when there are messages).
+/// `0` is always one; `messages.len()` (an empty window: everything goes) is one when no call
+/// is left open at the end.
 ///
 /// ```
 /// use dive_core::{Content, Message, Role, ToolResultContent, safe_cuts};
@@ -55,7 +56,7 @@ fn block_tokens(block: &Content) -> u64 {
 ///     Message::tool_results(vec![ToolResultContent::text("c1", "data")]),
 ///     Message::assistant("done"),
 /// ];
-/// assert_eq!(safe_cuts(&messages), [0, 1, 3]);
+/// assert_eq!(safe_cuts(&messages), [0, 1, 3, 4]);
 /// ```
 #[must_use]
 pub fn safe_cuts(messages: &[Message]) -> Vec<usize> {
@@ -76,6 +77,9 @@ pub fn safe_cuts(messages: &[Message]) -> Vec<usize> {
                 _ => {}
             }
         }
+    }
+    if open.is_empty() {
+        cuts.push(messages.len());
     }
     cuts
 }
@@ -127,7 +131,7 @@ mod tests {
             Message::tool_results(vec![ToolResultContent::text("c", "3")]),
         ];
         // Between the two result messages a call is still open: no cut at 3.
-        assert_eq!(safe_cuts(&messages), [0, 1, 4]);
+        assert_eq!(safe_cuts(&messages), [0, 1, 4, 6]);
     }
 
     #[test]
