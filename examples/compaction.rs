@@ -7,6 +7,8 @@
 //!
 //! Run with `cargo run -p dive-examples --example compaction`.
 
+#![allow(clippy::result_large_err)] // the model closures return the model's Result
+
 use std::sync::Arc;
 
 use dive::session::SqliteStore;
