@@ -7,7 +7,9 @@ use std::sync::Arc;
 use dive::permission::{PermissionDialog, PermissionHook, PermissionManager, PermissionMode};
 use dive::session::SqliteStore;
 use dive::toolkit::{Toolkit, Workspace};
-use dive::{Agent, Hooks, ListOptions, ModelSettings, Session, SessionStore, new_id};
+use dive::{
+    Agent, CompactionPolicy, Hooks, ListOptions, Llm, ModelSettings, Session, SessionStore, Summarize, new_id,
+};
 
 use crate::args::{Args, PermissionModeArg};
 use crate::model::{self, ModelChoice};
@@ -276,6 +278,7 @@ pub async fn build(
         .tools(toolkit.tools())
         .hooks(Hooks::new().on_pre_tool_use(hook))
         .model_settings(settings_model)
+        .compaction(auto_compaction(Arc::clone(&model.llm)))
         .extension(capabilities.skills.clone());
     if let Some(orchestration) = &capabilities.orchestration {
         builder = builder.extension(orchestration.clone());
@@ -310,3 +313,15 @@ pub async fn build(
         otel,
     })
 }
+
+/// The compaction the agent applies by itself: a summary by the session's model when the
+/// context passes 80% of the model's window (or of a 200k-token window when the model's is
+/// not known), and on a context overflow; loaded skills survive word for word.
+fn auto_compaction(llm: Arc<dyn Llm>) -> CompactionPolicy {
+    CompactionPolicy::new(Summarize::shared(llm))
+        .context_limit(AUTO_CONTEXT_LIMIT)
+        .keep(dive::skill::carry_over)
+}
+
+/// The window assumed when the model does not report one.
+const AUTO_CONTEXT_LIMIT: u64 = 200_000;

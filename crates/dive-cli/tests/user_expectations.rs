@@ -294,8 +294,42 @@ async fn compact_passes_its_instructions_and_the_next_turn_starts_from_the_summa
     assert!(summarising.contains("Summarise this conversation"), "{summarising}");
     assert!(summarising.contains("Additional instructions: keep every number"), "{summarising}");
     let next = bodies[2]["messages"].to_string();
-    assert!(next.contains("Summary of the conversation so far:") && next.contains("SUMMARY: the secret is 7"));
+    assert!(
+        next.contains("Summary of the conversation so far:") && next.contains("SUMMARY: the secret is 7")
+    );
     assert!(!next.contains("Noted: the secret is 7."), "{next}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_context_overflow_is_compacted_automatically_and_the_turn_retried() {
+    let api = MockApi::start(vec![
+        Reply::Text("Noted: the secret is 7."),
+        Reply::Status {
+            status: 400,
+            body: r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 201000 tokens > 200000 maximum"}}"#,
+            retry_after: None,
+        },
+        Reply::Text("SUMMARY: the secret is 7"),
+        Reply::Text("It is 7."),
+    ])
+    .await;
+    let (sessions, workspace) = dirs();
+    let output = with_stdin(
+        &mut api.dive(sessions.path(), workspace.path()),
+        b"the secret is 7\nwhat was it?\n/quit\n",
+    );
+    assert!(out(&output).contains("It is 7."), "{}\n{}", out(&output), err(&output));
+    let bodies = api.bodies();
+    assert_eq!(bodies.len(), 4);
+    assert!(bodies[2]["messages"].to_string().contains("Summarise this conversation"));
+    let retried = bodies[3]["messages"].to_string();
+    assert!(retried.contains("SUMMARY: the secret is 7") && retried.contains("what was it?"), "{retried}");
+    assert!(!retried.contains("Noted: the secret is 7."), "{retried}");
+    // The saved transcript still has the exchange the summary replaced.
+    let id = first_session(&api, sessions.path(), workspace.path());
+    let show = api.dive(sessions.path(), workspace.path()).args(["sessions", "show", &id]).output().unwrap();
+    let shown = out(&show);
+    assert!(shown.contains("dive: Noted: the secret is 7.") && shown.contains("compacted"), "{shown}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
