@@ -79,24 +79,24 @@ pub use dive_subagent as subagent;
 #[cfg(feature = "a2a")]
 #[cfg_attr(docsrs, doc(cfg(feature = "a2a")))]
 pub use dive_a2a as a2a;
+/// MCP clients, configuration, manager and server (feature `mcp`): [`dive_mcp`].
+#[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+pub use dive_mcp as mcp;
 /// Memory: short-term windows, long-term memory, vector stores, the memory tool (feature
 /// `memory`): [`dive_memory`].
 #[cfg(feature = "memory")]
 #[cfg_attr(docsrs, doc(cfg(feature = "memory")))]
 pub use dive_memory as memory;
-/// MCP clients, configuration, manager and server (feature `mcp`): [`dive_mcp`].
-#[cfg(feature = "mcp")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
-pub use dive_mcp as mcp;
-/// The scale-out store on PostgreSQL (feature `postgres`): [`dive_postgres`].
-#[cfg(feature = "postgres")]
-#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
-pub use dive_postgres as postgres;
 /// OpenTelemetry GenAI spans and metrics, trace-context helpers, OTLP/HTTP set-up (feature
 /// `otel`): [`dive_otel`].
 #[cfg(feature = "otel")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 pub use dive_otel as otel;
+/// The scale-out store on PostgreSQL (feature `postgres`): [`dive_postgres`].
+#[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
+pub use dive_postgres as postgres;
 
 /// Shared HTTP plumbing for providers (crate `dive-provider`).
 #[cfg(feature = "provider")]
