@@ -70,6 +70,26 @@ fn one_tool_turn_observed_and_layered(c: &mut Criterion) {
     assert!(seen.load(std::sync::atomic::Ordering::Relaxed) > 0);
 }
 
+/// The same one-tool turn with a compaction policy whose threshold is never reached: the
+/// estimate runs before each call, nothing is compacted (without a policy the loop adds one
+/// `Option` check a call and nothing else).
+fn one_tool_turn_with_compaction_policy(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let model = ScriptedModel::new([]);
+    let policy =
+        dive_agent::CompactionPolicy::new(dive_core::ClearToolResults::new(3)).context_limit(1_000_000);
+    let agent =
+        Agent::builder().model(Arc::new(model.clone())).tool(echo()).compaction(policy).build().unwrap();
+    c.bench_function("turn: model → 1 tool → model, compaction policy below its threshold", |b| {
+        b.iter(|| {
+            model.push(ModelResponse::tool_calls(vec![ToolUse::new("c1", "echo", json!({"text": "hi"}))]));
+            model.push(ModelResponse::text("done"));
+            let response = runtime.block_on(agent.run("go")).unwrap();
+            black_box(response);
+        });
+    });
+}
+
 fn fan_out(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let model = ScriptedModel::new([]);
@@ -129,5 +149,12 @@ fn fan_out_no_recording(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, one_tool_turn, one_tool_turn_observed_and_layered, fan_out, fan_out_no_recording);
+criterion_group!(
+    benches,
+    one_tool_turn,
+    one_tool_turn_observed_and_layered,
+    one_tool_turn_with_compaction_policy,
+    fan_out,
+    fan_out_no_recording
+);
 criterion_main!(benches);
