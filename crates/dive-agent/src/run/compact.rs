@@ -55,8 +55,11 @@ impl Run {
             other => other,
         };
         if let Ok(response) = &result {
-            self.compaction.last_input_tokens = response.usage.total_input_tokens();
-            self.compaction.counted = counted.min(self.working.len());
+            // A model that reports no usage (a test model, some local servers) leaves the
+            // whole working set to the estimate.
+            let reported = response.usage.total_input_tokens();
+            self.compaction.last_input_tokens = reported;
+            self.compaction.counted = if reported == 0 { 0 } else { counted.min(self.working.len()) };
         }
         result
     }
