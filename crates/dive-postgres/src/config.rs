@@ -57,6 +57,7 @@ impl PostgresConfig {
     ///
     /// # Errors
     /// [`Error::Config`] when the variable is unset or does not parse.
+    #[allow(clippy::disallowed_methods)] // a from_env-style constructor
     pub fn from_env() -> Result<Self> {
         let url = std::env::var(URL_VAR).map_err(|_| Error::Config(format!("{URL_VAR} is not set")))?;
         Self::new(&url)
