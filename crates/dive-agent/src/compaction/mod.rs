@@ -135,3 +135,24 @@ impl CompactionPolicy {
         dive_core::join_messages(kept, compacted)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dive_core::Trim;
+
+    fn keep_rules(messages: &[Message]) -> Option<Message> {
+        messages.iter().any(|m| m.text().contains("RULES")).then(|| Message::user("RULES"))
+    }
+
+    #[test]
+    fn carry_over_is_put_back_only_when_lost() {
+        let policy = CompactionPolicy::new(Trim::new(1)).keep(keep_rules);
+        let before = vec![Message::user("RULES"), Message::assistant("ok"), Message::user("next")];
+        let lost = policy.carry(&before, vec![Message::user("next")]);
+        assert_eq!(lost.len(), 1);
+        assert_eq!(lost[0].text(), "RULES\nnext");
+        let kept = policy.carry(&before, before.clone());
+        assert_eq!(kept, before);
+    }
+}
