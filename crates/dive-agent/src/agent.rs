@@ -167,8 +167,10 @@ impl Agent {
         *self.inner.system_prompt.write().unwrap_or_else(PoisonError::into_inner) = prompt.into();
     }
 
-    /// The system prompt as sent: the base prompt, then extension rules. A request that holds
-    /// reminders also gets [`REMINDER_PRIMING_RULE`](crate::REMINDER_PRIMING_RULE) after them.
+    /// The system prompt as sent: the base prompt, then extension rules and, with any
+    /// extension, [`REMINDER_PRIMING_RULE`](crate::REMINDER_PRIMING_RULE) (extensions add
+    /// reminders mid-run, and the prefix stays stable). Without extensions a request that holds
+    /// reminders gets the rule after the rest.
     #[must_use]
     pub fn effective_system_prompt(&self) -> String {
         let mut parts = vec![self.system_prompt()];

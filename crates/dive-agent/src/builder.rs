@@ -351,6 +351,12 @@ impl AgentBuilder {
                 rules.push(r);
             }
         }
+        if !self.extensions.is_empty() {
+            // Extensions add reminders as the run goes (skills, memory, subagents): the rule for
+            // reading them is in the system prompt from the first request, so the first
+            // reminder does not change the cached prefix.
+            rules.push(crate::texts::REMINDER_PRIMING_RULE.to_owned());
+        }
         let mut seen = HashSet::new();
         for tool in &tools {
             if !seen.insert(tool.name().to_owned()) {

@@ -26,9 +26,10 @@ pub(crate) const CONTINUE_TEXT: &str =
     "The user asked to continue: carry on from where the conversation stopped.";
 
 /// The system prompt for a request of `messages`: `base`, then the reminder priming rule when
-/// any message holds a reminder. Borrows when no rule is added.
+/// any message holds a reminder and `base` lacks it (an agent with extensions has it from the
+/// start). Borrows when no rule is added.
 pub(crate) fn system_prompt_for<'a>(base: &'a str, messages: &[Message]) -> Cow<'a, str> {
-    if !contains_reminders(messages) {
+    if base.contains(REMINDER_PRIMING_RULE) || !contains_reminders(messages) {
         return Cow::Borrowed(base);
     }
     if base.trim().is_empty() {
@@ -74,6 +75,8 @@ mod tests {
         let with = [Message::user("hi"), Reminder::new("clock", "noon").unwrap().into_message()];
         assert_eq!(system_prompt_for("Be brief.", &with), format!("Be brief.\n\n{REMINDER_PRIMING_RULE}"));
         assert_eq!(system_prompt_for("", &with), REMINDER_PRIMING_RULE);
+        let primed = format!("Be brief.\n\n{REMINDER_PRIMING_RULE}");
+        assert_eq!(system_prompt_for(&primed, &with), primed, "never twice");
     }
 
     #[test]

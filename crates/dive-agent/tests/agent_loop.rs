@@ -159,7 +159,11 @@ impl Extension for Rules {
 async fn extensions_merge_tools_and_rules_and_duplicates_are_refused() {
     let model = ScriptedModel::new([ModelResponse::text("ok")]);
     let agent = agent_with(&model).system_prompt("Base.").extension(Arc::new(Rules)).build().unwrap();
-    assert_eq!(agent.effective_system_prompt(), "Base.\n\nAlways cite sources.");
+    // With an extension the reminder rule is there from the first request (a stable prefix).
+    assert_eq!(
+        agent.effective_system_prompt(),
+        format!("Base.\n\nAlways cite sources.\n\n{}", dive_agent::REMINDER_PRIMING_RULE)
+    );
     agent.run("x").await.unwrap();
     model.requests().assert_tools(&["ext_echo"]);
 

@@ -140,7 +140,8 @@ async fn no_model_skills_means_no_tool_no_catalog_and_no_rules() {
     let request = model.requests().last().unwrap();
     assert!(request.tools.iter().all(|t| t.name != "Skill"));
     assert!(find_latest_reminder(&request.messages, CATALOG_REMINDER).is_none());
-    assert_eq!(request.system.as_deref(), Some("Base."));
+    // No skill rules: only the engine's reminder rule, there for any agent with extensions.
+    assert_eq!(request.system, Some(format!("Base.\n\n{}", dive_agent::REMINDER_PRIMING_RULE)));
 }
 
 #[tokio::test]
