@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 use std::sync::Arc;
+use std::time::Instant;
 
 use dive_core::trace::{Operation, operations, start_operation};
 use dive_core::{
@@ -14,6 +15,7 @@ use dive_core::{
 };
 
 use crate::group::is_tool_result;
+use crate::hooks::{MemoryEvent, MemoryHooks};
 use crate::long_term::{LongTerm, Retrieval};
 use crate::text::{embeddable_text, render};
 use crate::window::ReadPolicy;
@@ -41,6 +43,7 @@ struct Inner {
     long_term: Option<LongTerm>,
     retrieval: Retrieval,
     writer: Writer,
+    hooks: MemoryHooks,
 }
 
 /// Memory as an agent [`Extension`]:
@@ -99,6 +102,7 @@ impl MemoryExtension {
                 long_term: None,
                 retrieval: Retrieval::default(),
                 writer: Writer::Sync(Arc::new(StoreAlways)),
+                hooks: MemoryHooks::new(),
             }),
         }
     }
@@ -139,6 +143,12 @@ impl MemoryExtension {
         self.edit(|i| i.writer = Writer::Async(Arc::new(policy)))
     }
 
+    /// Calls these hooks after each window load, long-term retrieve and store.
+    #[must_use]
+    pub fn with_hooks(self, hooks: MemoryHooks) -> Self {
+        self.edit(|i| i.hooks = hooks)
+    }
+
     /// The long-term memory, if any.
     #[must_use]
     pub fn long_term(&self) -> Option<&LongTerm> {
@@ -171,7 +181,9 @@ impl Inner {
         let mut messages = ctx.messages;
         let mut changed = false;
         if let Some(window) = &self.window {
+            let started = Instant::now();
             let windowed = window.select(&messages);
+            self.hooks.short_term_load(&MemoryEvent::new(windowed.len(), started.elapsed(), None));
             changed = windowed.len() != messages.len();
             messages = windowed;
         }
@@ -182,10 +194,19 @@ impl Inner {
             let query = embeddable_text(input);
             let mut span =
                 start_operation(&ctx.run, &Operation::new(operations::SEARCH_MEMORY, Some(MEMORY_REMINDER)));
+            let started = Instant::now();
             let recalled = long_term.recall(&query, &self.retrieval).await;
+            let took = started.elapsed();
             match &recalled {
-                Ok(hits) => span.set_count(hits.len()),
-                Err(e) => span.set_error(&e.to_string()),
+                Ok(hits) => {
+                    span.set_count(hits.len());
+                    self.hooks.long_term_retrieve(&MemoryEvent::new(hits.len(), took, None));
+                }
+                Err(e) => {
+                    let error = e.to_string();
+                    span.set_error(&error);
+                    self.hooks.long_term_retrieve(&MemoryEvent::new(0, took, Some(&error)));
+                }
             }
             span.end();
             match recalled {
@@ -227,10 +248,18 @@ impl Inner {
                     &ctx.run,
                     &Operation::new(operations::UPSERT_MEMORY, Some(MEMORY_REMINDER)),
                 );
-                match long_term.remember(&messages).await {
-                    Ok(stored) => span.set_count(stored),
+                let started = Instant::now();
+                let stored = long_term.remember(&messages).await;
+                let took = started.elapsed();
+                match stored {
+                    Ok(stored) => {
+                        span.set_count(stored);
+                        self.hooks.long_term_store(&MemoryEvent::new(messages.len(), took, None));
+                    }
                     Err(e) => {
-                        span.set_error(&e.to_string());
+                        let error = e.to_string();
+                        span.set_error(&error);
+                        self.hooks.long_term_store(&MemoryEvent::new(messages.len(), took, Some(&error)));
                         tracing::warn!(error = %e, "long-term memory store failed");
                     }
                 }

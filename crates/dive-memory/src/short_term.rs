@@ -1,9 +1,11 @@
 //! [`ShortTerm`]: an in-memory conversation history with a read policy applied on read.
 
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
 
 use dive_core::{BoxFuture, MemoryError, Message, ShortTermMemory};
 
+use crate::hooks::{MemoryEvent, MemoryHooks};
 use crate::window::{NoWindow, ReadPolicy};
 
 /// A conversation history kept whole in memory; [`messages`](ShortTermMemory::messages)
@@ -25,6 +27,7 @@ use crate::window::{NoWindow, ReadPolicy};
 pub struct ShortTerm {
     messages: Arc<Mutex<Vec<Message>>>,
     policy: Arc<dyn ReadPolicy>,
+    hooks: MemoryHooks,
 }
 
 impl std::fmt::Debug for ShortTerm {
@@ -43,13 +46,20 @@ impl ShortTerm {
     /// An empty history with no window.
     #[must_use]
     pub fn new() -> Self {
-        Self { messages: Arc::default(), policy: Arc::new(NoWindow) }
+        Self { messages: Arc::default(), policy: Arc::new(NoWindow), hooks: MemoryHooks::new() }
     }
 
     /// Reads through this policy.
     #[must_use]
     pub fn with_policy(mut self, policy: impl ReadPolicy + 'static) -> Self {
         self.policy = Arc::new(policy);
+        self
+    }
+
+    /// Calls these hooks after each load and append.
+    #[must_use]
+    pub fn with_hooks(mut self, hooks: MemoryHooks) -> Self {
+        self.hooks = hooks;
         self
     }
 
@@ -62,12 +72,16 @@ impl ShortTerm {
 
 impl ShortTermMemory for ShortTerm {
     fn messages(&self) -> BoxFuture<'_, Result<Vec<Message>, MemoryError>> {
-        let all = self.stored();
-        Box::pin(std::future::ready(Ok(self.policy.select(&all))))
+        let started = Instant::now();
+        let selected = self.policy.select(&self.stored());
+        self.hooks.short_term_load(&MemoryEvent::new(selected.len(), started.elapsed(), None));
+        Box::pin(std::future::ready(Ok(selected)))
     }
 
     fn append(&self, messages: Vec<Message>) -> BoxFuture<'_, Result<(), MemoryError>> {
+        let (started, count) = (Instant::now(), messages.len());
         self.messages.lock().unwrap_or_else(PoisonError::into_inner).extend(messages);
+        self.hooks.short_term_append(&MemoryEvent::new(count, started.elapsed(), None));
         Box::pin(std::future::ready(Ok(())))
     }
 }

@@ -248,3 +248,77 @@ async fn the_window_in_an_agent_keeps_tool_calls_with_their_results() {
     assert_eq!(seen.last().unwrap().text(), "next question");
     assert_eq!(seen[seen.len() - 2].text(), "a and b defined");
 }
+
+/// Every hook call as (hook, count, error).
+type Seen = Arc<std::sync::Mutex<Vec<(&'static str, usize, Option<String>)>>>;
+
+fn recording_hooks(seen: &Seen) -> dive_memory::MemoryHooks {
+    let record = |name: &'static str, seen: Seen| {
+        move |e: &dive_memory::MemoryEvent<'_>| {
+            seen.lock().unwrap().push((name, e.count, e.error.map(str::to_owned)));
+        }
+    };
+    dive_memory::MemoryHooks::new()
+        .on_short_term_load(record("load", seen.clone()))
+        .on_short_term_append(record("append", seen.clone()))
+        .on_long_term_retrieve(record("retrieve", seen.clone()))
+        .on_long_term_store(record("store", seen.clone()))
+}
+
+#[tokio::test]
+async fn goagents_memory_hooks_see_each_load_retrieve_and_store_with_counts_and_errors() {
+    let seen: Seen = Arc::default();
+    let store = InMemoryVectorStore::new();
+    let memory = MemoryExtension::new()
+        .with_window(MessageWindow::new(10))
+        .with_long_term(long_term(&store))
+        .with_hooks(recording_hooks(&seen));
+    let model = ScriptedModel::new([ModelResponse::text("Noted: Miso."), ModelResponse::text("Miso.")]);
+    let agent = Agent::builder().model(model).extension(memory).build().unwrap();
+    agent.run(RunOptions::text("My cat is called Miso.")).await.unwrap();
+    agent.run(RunOptions::text("What is my cat called?")).await.unwrap();
+    let seen_now = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen_now,
+        [
+            ("load", 1, None),
+            ("retrieve", 0, None),
+            ("store", 2, None),
+            ("load", 1, None),
+            ("retrieve", 2, None),
+            ("store", 2, None),
+        ],
+        "one load and retrieve before, one store after each run (no session: each run's history is \
+         its input; the second recall finds the first exchange's two messages)"
+    );
+
+    // A failing retrieval is reported with its error, and the run goes on.
+    let failing: Seen = Arc::default();
+    let agent = Agent::builder()
+        .model(ScriptedModel::new([ModelResponse::text("still here")]))
+        .extension(
+            MemoryExtension::new()
+                .with_long_term(LongTerm::new(Broken, InMemoryVectorStore::new()))
+                .with_hooks(recording_hooks(&failing)),
+        )
+        .build()
+        .unwrap();
+    agent.run(RunOptions::text("hello")).await.unwrap();
+    let failing = failing.lock().unwrap().clone();
+    assert_eq!(failing[0].0, "retrieve");
+    assert_eq!(failing[0].1, 0);
+    assert!(failing[0].2.as_deref().is_some_and(|e| e.contains("embedding service down")), "{failing:?}");
+    assert_eq!(failing[1].0, "store");
+    assert!(failing[1].2.is_some(), "the store failed too: {failing:?}");
+}
+
+#[tokio::test]
+async fn a_short_term_historys_hooks_see_appends_and_windowed_loads() {
+    use dive_core::ShortTermMemory;
+    let seen: Seen = Arc::default();
+    let memory =
+        dive_memory::ShortTerm::new().with_policy(MessageWindow::new(2)).with_hooks(recording_hooks(&seen));
+    memory.append(vec![Message::user("a"), Message::assistant("b"), Message::user("c")]).await.unwrap();
+    assert_eq!(memory.messages().await.unwrap().len(), 2);
+    assert_eq!(*seen.lock().unwrap(), [("append", 3, None), ("load", 2, None)]);
+}
