@@ -405,7 +405,9 @@ impl McpClient {
     /// Whether the connection is gone (the server exited or the transport closed).
     #[must_use]
     pub fn is_closed(&self) -> bool {
-        self.inner.service.is_closed() || self.inner.service.peer().is_transport_closed()
+        self.inner.service.is_closed()
+            || self.inner.service.peer().is_transport_closed()
+            || self.inner.process.as_ref().is_some_and(ServerProcess::has_exited)
     }
 
     /// A receiver that changes each time the server says its tool list changed (for UIs
@@ -714,7 +716,19 @@ impl McpClient {
         method: &'static str,
         call: impl Future<Output = Result<T, rmcp::ServiceError>>,
     ) -> Result<T, McpError> {
-        call.await.map_err(|source| match source.auth_challenge() {
+        let result = match &self.inner.process {
+            // A dead server fails the request at once, even if a process it started still
+            // holds its pipes open.
+            Some(process) => {
+                let exited = process.exited();
+                tokio::select! {
+                    result = call => result,
+                    () = exited => Err(rmcp::ServiceError::TransportClosed),
+                }
+            }
+            None => call.await,
+        };
+        result.map_err(|source| match source.auth_challenge() {
             // The token was revoked, or expired and could not be refreshed.
             Some(challenge) => McpError::AuthorizationRequired {
                 server: self.inner.name.clone(),

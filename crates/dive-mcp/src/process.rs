@@ -7,7 +7,8 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::sync::{oneshot, watch};
 
 use crate::config::StdioConfig;
 use crate::error::McpError;
@@ -16,16 +17,20 @@ use crate::error::McpError;
 const STDERR_LINES: usize = 20;
 
 /// A running stdio server. Dropping it kills the server's process group (the server and
-/// everything it started) and the server itself.
+/// everything it started) and the server itself. A watcher task owns the child and says when
+/// it exited, so a request to a dead server fails at once even when something it started
+/// still holds its pipes open.
 pub(crate) struct ServerProcess {
-    child: Child,
     pgid: Option<u32>,
     stderr: StderrTail,
+    exited: watch::Receiver<bool>,
+    /// Dropped with the process: the watcher then kills the child and reaps it.
+    _kill: oneshot::Sender<()>,
 }
 
 impl std::fmt::Debug for ServerProcess {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServerProcess").field("pid", &self.child.id()).finish_non_exhaustive()
+        f.debug_struct("ServerProcess").field("pid", &self.pgid).finish_non_exhaustive()
     }
 }
 
@@ -84,7 +89,37 @@ impl ServerProcess {
                 }
             });
         }
-        Ok((Self { child, pgid, stderr }, stdout, stdin))
+        let (exited_tx, exited) = watch::channel(false);
+        let (kill, killed) = oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let kill_requested = tokio::select! {
+                _ = child.wait() => false,
+                _ = killed => true,
+            };
+            if kill_requested {
+                let _ = child.start_kill();
+                let _ = child.wait().await;
+            }
+            let _ = exited_tx.send(true);
+        });
+        Ok((Self { pgid, stderr, exited, _kill: kill }, stdout, stdin))
+    }
+
+    /// Whether the server process has exited.
+    pub(crate) fn has_exited(&self) -> bool {
+        *self.exited.borrow()
+    }
+
+    /// Resolves once the server process has exited (at once if it already has).
+    pub(crate) fn exited(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut exited = self.exited.clone();
+        async move {
+            while !*exited.borrow_and_update() {
+                if exited.changed().await.is_err() {
+                    return;
+                }
+            }
+        }
     }
 
     /// The server's process id (also its process group id).
@@ -100,9 +135,10 @@ impl ServerProcess {
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
+        // The whole group at once; dropping `_kill` then has the watcher kill and reap the
+        // server itself.
         if let Some(pgid) = self.pgid {
             let _ = dive_process::kill_group(pgid);
         }
-        let _ = self.child.start_kill();
     }
 }
