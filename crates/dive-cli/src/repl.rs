@@ -203,7 +203,9 @@ impl Repl {
                     );
                     eprintln!("{}", self.style.yellow(&note));
                 }
-                eprintln!("{}", self.style.dim(&format!("({})", usage_line(&response.usage))));
+                let context =
+                    context_line(&response, self.setup.agent.model().model_info().map(|m| m.context_window));
+                eprintln!("{}", self.style.dim(&format!("({}{context})", usage_line(&response.usage))));
             }
             Err(e) => {
                 if let Some(r) = e.response() {
@@ -409,6 +411,19 @@ fn manual_compaction(llm: Arc<dyn Llm>) -> CompactionPolicy {
     CompactionPolicy::new(Summarize::shared(llm).keep_recent(0)).keep(dive::skill::carry_over)
 }
 
+/// How full the context is after a turn: the last model call's input and output against the
+/// model's window (` · context 41% of 200k`), or nothing when the window is unknown. Automatic
+/// compaction starts at 80%.
+pub fn context_line(response: &dive::Response, window: Option<u64>) -> String {
+    let (Some(window), Some(last)) = (window.filter(|w| *w > 0), response.model_calls.last()) else {
+        return String::new();
+    };
+    let used = last.usage.total_input_tokens() + last.usage.output_tokens;
+    let percent = used.saturating_mul(100) / window;
+    let window = if window >= 1_000 { format!("{}k", window / 1_000) } else { window.to_string() };
+    format!(" · context {percent}% of {window}")
+}
+
 /// Tokens and cost in one line.
 pub fn usage_line(usage: &Usage) -> String {
     let mut line = format!("{} in · {} out tokens", usage.total_input_tokens(), usage.output_tokens);
@@ -419,4 +434,23 @@ pub fn usage_line(usage: &Usage) -> String {
         line.push_str(&format!(" · ${:.4}", cost.total));
     }
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_context_line_is_the_last_calls_share_of_the_window() {
+        let mut response = dive::Response::new("r");
+        assert_eq!(context_line(&response, Some(200_000)), "", "no model call yet");
+        let mut first = dive::ModelCallRecord::new(0, "anthropic", "m");
+        first.usage.input_tokens = 10_000;
+        let mut last = dive::ModelCallRecord::new(1, "anthropic", "m");
+        last.usage.input_tokens = 80_000;
+        last.usage.output_tokens = 2_000;
+        response.model_calls = vec![first, last];
+        assert_eq!(context_line(&response, Some(200_000)), " · context 41% of 200k");
+        assert_eq!(context_line(&response, None), "", "an unknown window shows nothing");
+    }
 }
