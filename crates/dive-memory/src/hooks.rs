@@ -1,6 +1,6 @@
-//! [`MemoryHooks`]: goagent's memory hooks — called after each short-term load and append and
-//! each long-term retrieve and store, with how many messages, how long it took and the error,
-//! on success and failure alike.
+//! [`MemoryHooks`]: the memory hooks — called after each short-term load and append and each
+//! long-term retrieve and store, with how many messages, how long it took and the error, on
+//! success and failure alike.
 
 use std::fmt;
 use std::sync::Arc;
@@ -29,9 +29,9 @@ impl<'a> MemoryEvent<'a> {
 
 type Callback = Arc<dyn Fn(&MemoryEvent<'_>) + Send + Sync>;
 
-/// The four memory hooks, each optional (goagent's `OnShortTermLoad`, `OnShortTermAppend`,
-/// `OnLongTermRetrieve`, `OnLongTermStore`). Set on a [`MemoryExtension`](crate::MemoryExtension)
-/// or a [`ShortTerm`](crate::ShortTerm).
+/// The four memory hooks, each optional: short-term load and append, long-term retrieve and
+/// store. Set on a [`MemoryExtension`](crate::MemoryExtension) or a
+/// [`ShortTerm`](crate::ShortTerm).
 ///
 /// ```
 /// use dive_memory::MemoryHooks;
