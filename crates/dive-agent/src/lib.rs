@@ -75,7 +75,8 @@ pub use builder::{
     DEFAULT_TOOL_ITERATION_LIMIT,
 };
 pub use compaction::{
-    CompactionPolicy, DEFAULT_COMPACTION_THRESHOLD, DEFAULT_SUMMARY_PROMPT, SUMMARY_PREFIX, Summarize,
+    Auto, CompactionPolicy, DEFAULT_COMPACTION_THRESHOLD, DEFAULT_SUMMARY_PROMPT, Native, SUMMARY_PREFIX,
+    Summarize,
 };
 pub use error::{AgentError, Rejection, TurnError, TurnFailure};
 /// The extension trait that reads a [`ResponseStream`] (`stream.next().await`), re-exported so

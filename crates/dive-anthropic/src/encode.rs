@@ -35,6 +35,8 @@ pub(crate) struct EncodeOptions<'a> {
 pub(crate) const COMPACT_EDIT: &str = "compact_20260112";
 /// The beta the compaction edit needs.
 pub const COMPACTION_BETA: &str = "compact-2026-01-12";
+/// The beta every context edit needs.
+pub(crate) const CONTEXT_MANAGEMENT_BETA: &str = "context-management-2025-06-27";
 
 /// A Messages API request body. Scalars and lists the request already holds are borrowed, the
 /// tool list is the provider's pre-encoded JSON (built once per list); messages are JSON
@@ -198,7 +200,7 @@ pub(crate) fn encode_request<'a>(
     });
     let edits: Vec<&ContextEdit> = anthropic.iter().flat_map(|o| o.context_management.iter()).collect();
     if !edits.is_empty() {
-        betas.push("context-management-2025-06-27".into());
+        betas.push(CONTEXT_MANAGEMENT_BETA.into());
         if edits.iter().any(|e| e.kind == COMPACT_EDIT) {
             betas.push(COMPACTION_BETA.into());
         }

@@ -36,6 +36,7 @@
 
 mod cache;
 mod catalog;
+mod compact;
 mod computer;
 mod decode;
 mod encode;
@@ -45,6 +46,7 @@ mod toolset;
 mod wire;
 
 pub use catalog::{DEFAULT_MODEL, MODELS, model_info, supports_system_messages};
+pub use compact::ON_DEMAND_COMPACTION_BETA;
 pub use computer::{
     COMPUTER_TOOLSET, COMPUTER_TOOLSET_TYPE, Computer, ComputerAction, ComputerInput, ComputerMember,
     ComputerOutput, ComputerUse, ComputerUseError, ComputerVersion, Display, ScrollDirection,

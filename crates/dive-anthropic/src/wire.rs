@@ -1,7 +1,7 @@
 //! [`Messages`]: the Messages API as a [`WireFormat`] on the generic provider, the vendor
 //! facts ([`VENDOR`]) and the [`Anthropic`] provider type.
 
-use dive_core::{CacheTtl, LlmErrorKind, ModelRequest, ModelResponse, Secret};
+use dive_core::{CacheTtl, LlmErrorKind, ModelRequest, ModelResponse, NativeCompaction, Secret};
 use dive_provider::reqwest::header::HeaderMap;
 use dive_provider::{
     CallContext, Encoded, EncodedTools, HttpProvider, ProviderBuilder, ProviderError, ToolCache, Vendor,
@@ -10,6 +10,7 @@ use dive_provider::{
 
 use crate::PROVIDER;
 use crate::catalog::{DEFAULT_MODEL, model_info};
+use crate::compact::{compaction_answer, compaction_body};
 use crate::decode::decode_body;
 use crate::encode::{EncodeOptions, MessagesBody, encode_request, encode_tools};
 use crate::stream::MessagesMapper;
@@ -140,5 +141,29 @@ impl WireFormat for Messages {
 
     fn mapper(&self, _call: &CallContext<'_>) -> MessagesMapper {
         MessagesMapper::new()
+    }
+
+    fn supports_compaction(&self) -> bool {
+        true
+    }
+
+    fn encode_compaction(
+        &self,
+        request: &ModelRequest,
+        instructions: Option<&str>,
+        call: &CallContext<'_>,
+    ) -> Result<Option<(String, Encoded<serde_json::Value>)>, ProviderError> {
+        let mut call = *call;
+        call.stream = false;
+        let encoded = self.encode(request, &call)?;
+        Ok(Some(("/v1/messages?beta=true".to_owned(), compaction_body(&encoded, instructions)?)))
+    }
+
+    fn decode_compaction(
+        &self,
+        body: &[u8],
+        call: &CallContext<'_>,
+    ) -> Result<NativeCompaction, ProviderError> {
+        compaction_answer(self.decode(body, call)?)
     }
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use dive::{
     CancellationToken, CompactionPolicy, CompactionRequest, CompactionTrigger, Llm, RunOptions, SessionEdit,
-    SessionStore, SoftCancel, Summarize, Usage,
+    SessionStore, SoftCancel, Usage,
 };
 
 use crate::cancel::CancelWatch;
@@ -369,8 +369,8 @@ impl Repl {
         }
     }
 
-    /// `/compact [instructions]`: the window summarised by the same strategy the engine
-    /// compacts with automatically, the instructions added to its prompt, loaded skills kept
+    /// `/compact [instructions]`: the window compacted by the same strategy the engine
+    /// compacts with automatically (native, else a summary), the instructions added to its prompt, loaded skills kept
     /// word for word; recorded as a compaction (the transcript keeps every message).
     async fn compact(&mut self, instructions: &str) {
         let Some(history) = self.setup.session.as_history() else {
@@ -406,9 +406,10 @@ impl Repl {
     }
 }
 
-/// What `/compact` does: the whole window summarised (nothing kept back), skills kept.
+/// What `/compact` does: the whole window compacted (nothing kept back) by the provider's own
+/// compaction where it has one, else summarised; skills kept.
 fn manual_compaction(llm: Arc<dyn Llm>) -> CompactionPolicy {
-    CompactionPolicy::new(Summarize::shared(llm).keep_recent(0)).keep(dive::skill::carry_over)
+    CompactionPolicy::new(dive::Auto::shared(llm).keep_recent(0)).keep(dive::skill::carry_over)
 }
 
 /// How full the context is after a turn: the last model call's input and output against the

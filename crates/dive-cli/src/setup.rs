@@ -7,9 +7,7 @@ use std::sync::Arc;
 use dive::permission::{PermissionDialog, PermissionHook, PermissionManager, PermissionMode};
 use dive::session::SqliteStore;
 use dive::toolkit::{Toolkit, Workspace};
-use dive::{
-    Agent, CompactionPolicy, Hooks, ListOptions, Llm, ModelSettings, Session, SessionStore, Summarize, new_id,
-};
+use dive::{Agent, CompactionPolicy, Hooks, ListOptions, Llm, ModelSettings, Session, SessionStore, new_id};
 
 use crate::args::{Args, PermissionModeArg};
 use crate::model::{self, ModelChoice};
@@ -314,11 +312,12 @@ pub async fn build(
     })
 }
 
-/// The compaction the agent applies by itself: a summary by the session's model when the
-/// context passes 80% of the model's window (or of a 200k-token window when the model's is
-/// not known), and on a context overflow; loaded skills survive word for word.
+/// The compaction the agent applies by itself: the provider's own compaction (a summary by the
+/// session's model where it has none) when the context passes 80% of the model's window (or
+/// of a 200k-token window when the model's is not known), and on a context overflow; loaded
+/// skills survive word for word.
 fn auto_compaction(llm: Arc<dyn Llm>) -> CompactionPolicy {
-    CompactionPolicy::new(Summarize::shared(llm))
+    CompactionPolicy::new(dive::Auto::shared(llm))
         .context_limit(AUTO_CONTEXT_LIMIT)
         .keep(dive::skill::carry_over)
 }

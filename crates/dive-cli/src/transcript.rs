@@ -22,6 +22,15 @@ pub fn message_lines(message: &Message) -> Vec<String> {
                 out.push(format!("  ⎿ {}", text.lines().next().unwrap_or_default()));
             }
             Content::Reminder(r) => out.push(format!("  [{}]", r.name)),
+            // A provider's own compaction: Anthropic's block shows its summary, OpenAI's item
+            // is encrypted.
+            Content::Unknown(u) if u.kind() == Some("compaction") => {
+                let summary = u.raw.get("content").and_then(|c| c.as_str()).unwrap_or("(no summary)");
+                out.push(format!("summary: {summary}"));
+            }
+            Content::Provider(p) if p.kind == "compaction" => {
+                out.push("summary: (kept encrypted by the provider)".into());
+            }
             _ => {}
         }
     }

@@ -259,7 +259,8 @@ async fn continue_prefers_this_workspace_and_resume_shows_the_last_exchanges() {
 #[tokio::test(flavor = "multi_thread")]
 async fn sessions_show_keeps_the_turns_before_a_compaction() {
     let api =
-        MockApi::start(vec![Reply::Text("Noted: the secret is 7."), Reply::Text("SUMMARY: secret 7")]).await;
+        MockApi::start(vec![Reply::Text("Noted: the secret is 7."), Reply::Compaction("SUMMARY: secret 7")])
+            .await;
     let (sessions, workspace) = dirs();
     let output =
         with_stdin(&mut api.dive(sessions.path(), workspace.path()), b"the secret is 7\n/compact\n/quit\n");
@@ -276,9 +277,11 @@ async fn sessions_show_keeps_the_turns_before_a_compaction() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn compact_passes_its_instructions_and_the_next_turn_starts_from_the_summary() {
+    // Anthropic compacts natively: `/compact` sends the window with the `compaction` parameter
+    // and its instructions, and the next turn replays the signed block first.
     let api = MockApi::start(vec![
         Reply::Text("Noted: the secret is 7."),
-        Reply::Text("SUMMARY: the secret is 7"),
+        Reply::Compaction("SUMMARY: the secret is 7"),
         Reply::Text("It is 7."),
     ])
     .await;
@@ -290,10 +293,38 @@ async fn compact_passes_its_instructions_and_the_next_turn_starts_from_the_summa
     assert!(err(&output).contains("compacted 2 messages"), "{}", err(&output));
     let bodies = api.bodies();
     assert_eq!(bodies.len(), 3);
-    let summarising = bodies[1]["messages"].to_string();
+    assert_eq!(bodies[1]["compaction"], json!({"type": "summarize", "instructions": "keep every number"}));
+    assert!(bodies[1]["messages"].to_string().contains("Noted: the secret is 7."));
+    let next = &bodies[2]["messages"];
+    assert_eq!(next[0]["content"][0]["type"], "compaction");
+    assert_eq!(next[0]["content"][0]["content"], "SUMMARY: the secret is 7");
+    assert_eq!(next[0]["content"][0]["signature"], "mock-signature");
+    assert!(!next.to_string().contains("Noted: the secret is 7."), "{next}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn compact_falls_back_to_a_summary_when_the_server_cannot_compact() {
+    // A server that answers the compaction request with an ordinary message (an endpoint
+    // without the feature): the CLI summarises with an ordinary call instead.
+    let api = MockApi::start(vec![
+        Reply::Text("Noted: the secret is 7."),
+        Reply::Text("not a compaction"),
+        Reply::Text("SUMMARY: the secret is 7"),
+        Reply::Text("It is 7."),
+    ])
+    .await;
+    let (sessions, workspace) = dirs();
+    let output = with_stdin(
+        &mut api.dive(sessions.path(), workspace.path()),
+        b"the secret is 7\n/compact keep every number\nwhat was it?\n/quit\n",
+    );
+    assert!(err(&output).contains("compacted 2 messages"), "{}", err(&output));
+    let bodies = api.bodies();
+    assert_eq!(bodies.len(), 4);
+    let summarising = bodies[2]["messages"].to_string();
     assert!(summarising.contains("Summarise this conversation"), "{summarising}");
     assert!(summarising.contains("Additional instructions: keep every number"), "{summarising}");
-    let next = bodies[2]["messages"].to_string();
+    let next = bodies[3]["messages"].to_string();
     assert!(
         next.contains("Summary of the conversation so far:") && next.contains("SUMMARY: the secret is 7")
     );
@@ -309,7 +340,7 @@ async fn a_context_overflow_is_compacted_automatically_and_the_turn_retried() {
             body: r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 201000 tokens > 200000 maximum"}}"#,
             retry_after: None,
         },
-        Reply::Text("SUMMARY: the secret is 7"),
+        Reply::Compaction("SUMMARY: the secret is 7"),
         Reply::Text("It is 7."),
     ])
     .await;
@@ -321,7 +352,7 @@ async fn a_context_overflow_is_compacted_automatically_and_the_turn_retried() {
     assert!(out(&output).contains("It is 7."), "{}\n{}", out(&output), err(&output));
     let bodies = api.bodies();
     assert_eq!(bodies.len(), 4);
-    assert!(bodies[2]["messages"].to_string().contains("Summarise this conversation"));
+    assert_eq!(bodies[2]["compaction"]["type"], "summarize");
     let retried = bodies[3]["messages"].to_string();
     assert!(retried.contains("SUMMARY: the secret is 7") && retried.contains("what was it?"), "{retried}");
     assert!(!retried.contains("Noted: the secret is 7."), "{retried}");

@@ -124,7 +124,7 @@ pub use time::Timestamp;
 pub use tool::*;
 pub use trace::{AgentRunSpan, ChatSpan, ChatStart, MultiTracer, NopTracer, ToolCallSpan, Tracer};
 pub use turn::{
-    CompletedToolCall, NextStep, OUTCOME_REMINDER_NAME, OutcomeReason, PendingToolCall, Persistence,
-    SuspensionState, ToolCallRecord, ToolCallState, Turn, TurnOrigin, TurnOutcome, TurnStatus,
+    CompletedToolCall, ContextSize, NextStep, OUTCOME_REMINDER_NAME, OutcomeReason, PendingToolCall,
+    Persistence, SuspensionState, ToolCallRecord, ToolCallState, Turn, TurnOrigin, TurnOutcome, TurnStatus,
     find_turn_outcome, outcome_reminder,
 };

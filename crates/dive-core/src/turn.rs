@@ -215,6 +215,30 @@ pub struct TurnOutcome {
     /// calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_text: Option<String>,
+    /// How full the context was when the turn ended, when a model call reported its usage:
+    /// the next turn's compaction threshold starts from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextSize>,
+}
+
+/// The size of a conversation's context at the end of a turn: what its last model call read
+/// and wrote, and how many messages of the window that covered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ContextSize {
+    /// The last call's input tokens (cached included) plus its output tokens.
+    pub tokens: u64,
+    /// The messages in the window once the turn ended: a window of another length (edited or
+    /// compacted since) is not the one `tokens` measured.
+    pub messages: usize,
+}
+
+impl ContextSize {
+    /// `tokens` over a window of `messages`.
+    #[must_use]
+    pub fn new(tokens: u64, messages: usize) -> Self {
+        Self { tokens, messages }
+    }
 }
 
 impl TurnOutcome {
@@ -229,6 +253,7 @@ impl TurnOutcome {
             usage_unknown: false,
             tool_calls,
             last_text: None,
+            context: None,
         };
         outcome.apply_reconcile_rule();
         outcome

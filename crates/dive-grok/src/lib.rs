@@ -55,7 +55,7 @@ dive_openai_wire::vendor! {
 /// xAI's wire differences from OpenAI's Responses API: reminders as user text.
 #[must_use]
 pub fn dialect() -> Dialect {
-    Dialect::openai().with_reminders(ReminderStyle::UserText)
+    Dialect::openai().with_reminders(ReminderStyle::UserText).with_native_compaction(false)
 }
 
 /// xAI as a [`Profile`]: [`VENDOR`] and [`dialect`].

@@ -105,6 +105,9 @@ pub struct Dialect {
     pub rejects_sampling: fn(&str) -> bool,
     /// A last edit of every body.
     pub body_hook: Option<BodyHook>,
+    /// Responses API: the server compacts natively (`POST /responses/compact`, the
+    /// `context_management` compaction entry). OpenAI only.
+    pub native_compaction: bool,
 }
 
 fn accepts_sampling(_model: &str) -> bool {
@@ -134,6 +137,7 @@ impl Dialect {
             encrypted_reasoning: true,
             rejects_sampling: accepts_sampling,
             body_hook: None,
+            native_compaction: true,
         }
     }
 
@@ -144,6 +148,7 @@ impl Dialect {
             reminders: ReminderStyle::UserText,
             max_tokens_field: "max_tokens",
             reasoning_fields: &["reasoning_content", "reasoning"],
+            native_compaction: false,
             ..Self::openai()
         }
     }
@@ -152,6 +157,13 @@ impl Dialect {
     #[must_use]
     pub fn with_system_role(mut self, role: Role) -> Self {
         self.system_role = role;
+        self
+    }
+
+    /// Says whether the server compacts natively (Responses API: `POST /responses/compact`).
+    #[must_use]
+    pub fn with_native_compaction(mut self, native: bool) -> Self {
+        self.native_compaction = native;
         self
     }
 

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use dive_core::{LlmErrorKind, ModelRequest, ModelResponse};
+use dive_core::{LlmErrorKind, ModelRequest, ModelResponse, NativeCompaction};
 use dive_provider::{
     CallContext, Encoded, EncodedTools, ProviderBuilder, ProviderError, StreamMapper, ToolCache, Vendor,
     WireFormat,
@@ -46,6 +46,20 @@ pub trait Api: sealed::Sealed + fmt::Debug + Send + Sync + 'static {
     fn decode(body: &[u8], dialect: &Dialect) -> Result<ModelResponse, serde_json::Error>;
     /// A mapper for one stream.
     fn mapper(provider: &'static str, dialect: &Dialect) -> Self::Mapper;
+    /// The path of this API's native compaction endpoint, if it has one.
+    const COMPACT_PATH: Option<&'static str> = None;
+    /// The native compaction body made from this API's ordinary (non-streaming) body.
+    fn compaction_body(body: serde_json::Value) -> serde_json::Value {
+        body
+    }
+    /// Reads a native compaction answer.
+    ///
+    /// # Errors
+    /// What is wrong with the answer, in words.
+    fn decode_compaction(body: &[u8]) -> Result<NativeCompaction, String> {
+        let _ = body;
+        Err("this API has no native compaction".to_owned())
+    }
 }
 
 /// The Chat Completions API (`POST /chat/completions`).
@@ -109,6 +123,16 @@ impl Api for Responses {
 
     fn mapper(provider: &'static str, _dialect: &Dialect) -> Self::Mapper {
         crate::responses::ResponsesMapper::new(provider)
+    }
+
+    const COMPACT_PATH: Option<&'static str> = Some(crate::responses::COMPACT_PATH);
+
+    fn compaction_body(body: serde_json::Value) -> serde_json::Value {
+        crate::responses::compaction_body(body)
+    }
+
+    fn decode_compaction(body: &[u8]) -> Result<NativeCompaction, String> {
+        crate::responses::decode_compaction(body)
     }
 }
 
@@ -205,6 +229,45 @@ impl<A: Api, V: Send + Sync + 'static> WireFormat for Wire<A, V> {
 
     fn mapper(&self, _call: &CallContext<'_>) -> Self::Mapper {
         A::mapper(self.profile.vendor.name, &self.profile.dialect)
+    }
+
+    fn supports_compaction(&self) -> bool {
+        A::COMPACT_PATH.is_some() && self.profile.dialect.native_compaction
+    }
+
+    fn encode_compaction(
+        &self,
+        request: &ModelRequest,
+        instructions: Option<&str>,
+        call: &CallContext<'_>,
+    ) -> Result<Option<(String, Encoded<serde_json::Value>)>, ProviderError> {
+        let Some(path) = A::COMPACT_PATH.filter(|_| self.supports_compaction()) else { return Ok(None) };
+        if instructions.is_some_and(|i| !i.trim().is_empty()) {
+            tracing::warn!(
+                provider = self.profile.vendor.name,
+                "the compaction endpoint takes no summarising instructions; compacting without them"
+            );
+        }
+        let mut call = *call;
+        call.stream = false;
+        let encoded = self.encode(request, &call)?;
+        let body = serde_json::to_value(&encoded.body).map_err(|e| {
+            ProviderError::new(
+                self.profile.vendor.name,
+                LlmErrorKind::InvalidRequest,
+                format!("request body does not serialize: {e}"),
+            )
+        })?;
+        Ok(Some((path.to_owned(), Encoded::new(A::compaction_body(body)))))
+    }
+
+    fn decode_compaction(
+        &self,
+        body: &[u8],
+        _call: &CallContext<'_>,
+    ) -> Result<NativeCompaction, ProviderError> {
+        A::decode_compaction(body)
+            .map_err(|message| ProviderError::new(self.profile.vendor.name, LlmErrorKind::Decode, message))
     }
 }
 

@@ -26,6 +26,10 @@ pub struct OpenAiOptions {
     pub previous_response_id: Option<String>,
     /// Service tier (`auto`, `default`, `flex`, `priority`).
     pub service_tier: Option<String>,
+    /// Server-side compaction (Responses API only): past this many input tokens the server
+    /// compacts the conversation and answers with an opaque `compaction` item, replayed on
+    /// later requests (`context_management: [{"type": "compaction", "compact_threshold"}]`).
+    pub compact_threshold: Option<u64>,
 }
 
 impl OpenAiOptions {
@@ -47,6 +51,13 @@ impl OpenAiOptions {
     #[must_use]
     pub fn with_service_tier(mut self, tier: impl Into<String>) -> Self {
         self.service_tier = Some(tier.into());
+        self
+    }
+
+    /// Turns on server-side compaction past `tokens` input tokens (Responses API).
+    #[must_use]
+    pub fn with_compact_threshold(mut self, tokens: u64) -> Self {
+        self.compact_threshold = Some(tokens);
         self
     }
 }
@@ -71,6 +82,10 @@ pub(crate) fn service_tier(request: &ModelRequest) -> Option<&str> {
     request.options.get::<OpenAiOptions>().and_then(|o| o.service_tier.as_deref())
 }
 
+pub(crate) fn compact_threshold(request: &ModelRequest) -> Option<u64> {
+    request.options.get::<OpenAiOptions>().and_then(|o| o.compact_threshold)
+}
+
 /// Refuses what this vendor cannot honour: another provider's typed option, and an
 /// [`OpenAiOptions`] field the API (`chat`: no `previous_response_id`) or the dialect
 /// (its unsupported keys) cannot send.
@@ -89,9 +104,13 @@ pub(crate) fn check_options(
         ("prompt_cache_key", o.prompt_cache_key.is_some()),
         ("previous_response_id", o.previous_response_id.is_some()),
         ("service_tier", o.service_tier.is_some()),
+        ("compact_threshold", o.compact_threshold.is_some()),
     ];
+    let responses_only = |key: &str| matches!(key, "previous_response_id" | "compact_threshold");
     let refused = set.iter().find(|(key, on)| {
-        *on && (dialect.unsupported.contains(key) || (chat && *key == "previous_response_id"))
+        *on && (dialect.unsupported.contains(key)
+            || (chat && responses_only(key))
+            || (*key == "compact_threshold" && !dialect.native_compaction))
     });
     match refused {
         None => Ok(()),
@@ -101,7 +120,7 @@ pub(crate) fn check_options(
             format!(
                 "the request sets OpenAiOptions::{key}, which the {provider} provider cannot send: \
                  remove it{}",
-                if *key == "previous_response_id" { " or use the Responses API" } else { "" }
+                if responses_only(key) { " or use the Responses API" } else { "" }
             ),
         )),
     }

@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use dive_core::{
-    BoxFuture, EventStream, Llm, LlmError, LlmErrorKind, ModelInfo, ModelRequest, ModelResponse, Pricing,
-    Secret, StreamEvent, redact,
+    BoxFuture, EventStream, Llm, LlmError, LlmErrorKind, ModelInfo, ModelRequest, ModelResponse,
+    NativeCompaction, Pricing, Secret, StreamEvent, redact,
 };
 use futures_util::StreamExt;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
@@ -252,6 +252,45 @@ impl<W: WireFormat> HttpProvider<W> {
         .await?;
         Ok(EventStream::new(events.map(|item| item.map_err(LlmError::from))))
     }
+
+    async fn compact_inner(
+        &self,
+        request: ModelRequest,
+        instructions: Option<String>,
+    ) -> Result<NativeCompaction, ProviderError> {
+        let provider = self.vendor.name;
+        let call = self.call(&request, false);
+        request
+            .refuse_undeclared(provider)
+            .map_err(|e| ProviderError::new(provider, LlmErrorKind::InvalidRequest, e.message))?;
+        let Some((path, encoded)) = self.wire.encode_compaction(&request, instructions.as_deref(), &call)?
+        else {
+            return Err(ProviderError::new(
+                provider,
+                LlmErrorKind::Unsupported,
+                format!("{provider} has no native compaction; compact with a summary instead"),
+            ));
+        };
+        let url = format!("{}{path}", self.base_url);
+        let body = bytes::Bytes::from(serde_json::to_vec(&encoded.body).map_err(|e| {
+            ProviderError::new(
+                provider,
+                LlmErrorKind::InvalidRequest,
+                format!("request body does not serialize: {e}"),
+            )
+        })?);
+        tracing::debug!(provider, url = %url, model = call.model, "compacting on the server");
+        let bytes = self
+            .retry
+            .run(|| async {
+                let response = self.send(&url, &body, &encoded.headers, &request.headers).await?;
+                response.bytes().await.map_err(|e| ProviderError::transport(provider, e))
+            })
+            .await?;
+        let mut compacted = self.wire.decode_compaction(&bytes, &call)?;
+        price(&mut compacted.usage, self.pricing(call.model).as_ref());
+        Ok(compacted)
+    }
 }
 
 impl<W: WireFormat> Llm for HttpProvider<W> {
@@ -281,6 +320,18 @@ impl<W: WireFormat> Llm for HttpProvider<W> {
 
     fn model_info(&self) -> Option<ModelInfo> {
         self.vendor.model_info(&self.model).cloned()
+    }
+
+    fn supports_compaction(&self) -> bool {
+        self.wire.supports_compaction()
+    }
+
+    fn compact(
+        &self,
+        request: ModelRequest,
+        instructions: Option<String>,
+    ) -> BoxFuture<'_, Result<NativeCompaction, LlmError>> {
+        Box::pin(async move { self.compact_inner(request, instructions).await.map_err(LlmError::from) })
     }
 }
 

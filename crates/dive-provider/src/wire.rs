@@ -5,7 +5,9 @@
 use std::collections::VecDeque;
 use std::fmt::Debug;
 
-use dive_core::{BoxStream, LlmErrorKind, ModelInfo, ModelRequest, ModelResponse, Secret, StreamEvent};
+use dive_core::{
+    BoxStream, LlmErrorKind, ModelInfo, ModelRequest, ModelResponse, NativeCompaction, Secret, StreamEvent,
+};
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde::Serialize;
 
@@ -236,6 +238,45 @@ pub trait WireFormat: Debug + Clone + Send + Sync + 'static {
     fn refine_error(&self, error: ProviderError, body: &str) -> ProviderError {
         let _ = body;
         error
+    }
+
+    /// Whether this API compacts a conversation on the server
+    /// ([`encode_compaction`](WireFormat::encode_compaction)). `false` by default.
+    fn supports_compaction(&self) -> bool {
+        false
+    }
+
+    /// The path and JSON body of a native compaction call over `request.messages`, with the
+    /// caller's summarising `instructions`; `None` (the default) when the API has none.
+    ///
+    /// # Errors
+    /// `InvalidRequest` for a request the compaction call cannot carry.
+    fn encode_compaction(
+        &self,
+        request: &ModelRequest,
+        instructions: Option<&str>,
+        call: &CallContext<'_>,
+    ) -> Result<Option<(String, Encoded<serde_json::Value>)>, ProviderError> {
+        let _ = (request, instructions, call);
+        Ok(None)
+    }
+
+    /// Reads the answer of a native compaction call.
+    ///
+    /// # Errors
+    /// `Decode` when the body is not the API's compaction answer; the default is
+    /// `Unsupported`.
+    fn decode_compaction(
+        &self,
+        body: &[u8],
+        call: &CallContext<'_>,
+    ) -> Result<NativeCompaction, ProviderError> {
+        let _ = (body, call);
+        Err(ProviderError::new(
+            self.vendor().name,
+            LlmErrorKind::Unsupported,
+            "this API has no native compaction",
+        ))
     }
 }
 

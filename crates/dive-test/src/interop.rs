@@ -186,6 +186,37 @@ pub fn assert_bodies_valid(python: &str, script: &Path, dir: &Path, expected: us
     report
 }
 
+/// The shared response-model check (`interop/sdk_response.py`).
+#[must_use]
+pub fn response_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/sdk_response.py")
+}
+
+/// For tests: parses `file` with an official SDK's response model `model` (`module:Class`,
+/// e.g. `anthropic.types.beta:BetaMessage`), strictly, and returns what the SDK read as JSON
+/// (fields that were set only), for the test to compare with what it expects.
+///
+/// # Panics
+/// When the interpreter does not start or the SDK rejects the file, with its errors.
+pub fn sdk_read(python: &str, model: &str, file: &Path) -> serde_json::Value {
+    let script = response_script();
+    let out = Command::new(python)
+        .arg(&script)
+        .arg(model)
+        .arg(file)
+        .output()
+        .unwrap_or_else(|e| panic!("could not run {python} {}: {e}", script.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the official SDK rejected {} as {model}:\n{stdout}\n{}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("the SDK check printed no JSON ({e}): {stdout}"))
+}
+
 /// The pinned version of `distribution`.
 #[must_use]
 pub fn pinned_version(distribution: &str) -> Option<&'static str> {

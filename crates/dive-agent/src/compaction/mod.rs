@@ -12,12 +12,14 @@
 //! window is recorded as a [`Compaction`](dive_core::Compaction) after the turn is saved, so
 //! the next turn starts from it while the full transcript keeps everything.
 
+mod native;
 mod summarize;
 
 use std::sync::Arc;
 
-use dive_core::{CarryOver, CompactionStrategy, Message};
+use dive_core::{CarryOver, CompactionStrategy, Message, safe_cuts};
 
+pub use native::{Auto, Native};
 pub use summarize::{DEFAULT_SUMMARY_PROMPT, SUMMARY_PREFIX, Summarize};
 
 /// The default share of the context window at which the engine compacts.
@@ -134,6 +136,13 @@ impl CompactionPolicy {
         }
         dive_core::join_messages(kept, compacted)
     }
+}
+
+/// Where the compacted part of `messages` ends: the latest safe cut that keeps at least the
+/// newest `keep_recent` messages out, or `None` when there is none.
+pub(crate) fn oldest_cut(messages: &[Message], keep_recent: usize) -> Option<usize> {
+    let latest = messages.len().saturating_sub(keep_recent);
+    safe_cuts(messages).into_iter().filter(|&c| c > 0 && c <= latest).max()
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use dive_core::{
     BoxFuture, CompactionError, CompactionRequest, CompactionStrategy, Llm, Message, ModelRequest,
-    join_messages, safe_cuts,
+    ToolChoice, join_messages,
 };
 
 /// What the summarising call is asked.
@@ -113,12 +113,14 @@ impl Summarize {
 
     async fn summarise(&self, request: &CompactionRequest) -> Result<Option<Vec<Message>>, CompactionError> {
         let messages = &request.messages;
-        let latest = messages.len().saturating_sub(self.keep_recent);
-        let Some(cut) = safe_cuts(messages).into_iter().filter(|&c| c > 0 && c <= latest).max() else {
-            return Ok(None);
-        };
+        let Some(cut) = super::oldest_cut(messages, self.keep_recent) else { return Ok(None) };
         let asked = join_messages(messages[..cut].to_vec(), vec![Message::user(self.prompt_for(request))]);
+        // The tools go along (a history with tool calls needs their definitions on some APIs),
+        // but the summarising call may not use them.
         let mut call = ModelRequest::new(asked);
+        if !request.tools.is_empty() {
+            call = call.with_tools(Arc::clone(&request.tools)).with_tool_choice(ToolChoice::None);
+        }
         if !request.system_prompt.is_empty() {
             call = call.with_system(request.system_prompt.clone());
         }

@@ -7,8 +7,8 @@
 use std::sync::Arc;
 
 use dive_core::{
-    CompactionRequest, CompactionTrigger, LlmErrorKind, ModelResponse, PostCompactContext, PreCompactContext,
-    SessionEdit, Turn, TurnStatus,
+    CompactionRequest, CompactionTrigger, ContextSize, LlmErrorKind, ModelResponse, PostCompactContext,
+    PreCompactContext, SessionEdit, Turn, TurnStatus,
 };
 
 use super::model::ResolvedTools;
@@ -27,7 +27,28 @@ pub(crate) struct CompactionState {
     compacted: bool,
 }
 
+impl CompactionState {
+    /// What the loop knows at the start of a run over `history` (the session's window): the
+    /// context size the previous turn ended with, when the window is still the one it measured.
+    pub(crate) fn resumed(previous: Option<ContextSize>, history: usize) -> Self {
+        match previous {
+            Some(size) if size.messages == history && history > 0 => {
+                Self { last_input_tokens: size.tokens, counted: history, compacted: false }
+            }
+            _ => Self::default(),
+        }
+    }
+}
+
 impl Run {
+    /// The context at the end of the run: the last answered call's input and output, over the
+    /// working set as it stands (`None` when no call reported usage).
+    pub(super) fn context_size(&self) -> Option<ContextSize> {
+        let last = self.model_calls.iter().rev().find(|c| c.error.is_none())?;
+        let tokens = last.usage.total_input_tokens() + last.usage.output_tokens;
+        (tokens > 0).then(|| ContextSize::new(tokens, self.working.len()))
+    }
+
     /// [`call_model`](Self::call_model) with the agent's compaction around it.
     pub(super) async fn call_model_compacting(
         &mut self,
@@ -41,12 +62,12 @@ impl Run {
         if let Some(window) = self.context_window(&config)
             && self.estimated_context() as f64 > config.threshold * window as f64
         {
-            self.compact(&config, CompactionTrigger::Auto, None).await;
+            self.compact(&config, CompactionTrigger::Auto, None, tools).await;
         }
         let mut counted = self.working.len();
         let result = match self.call_model(tools, iteration, last_call).await {
             Err(exit) if config.retry_on_overflow && is_overflow(&exit) => {
-                if !self.compact(&config, CompactionTrigger::Overflow, None).await {
+                if !self.compact(&config, CompactionTrigger::Overflow, None, tools).await {
                     return Err(exit);
                 }
                 counted = self.working.len();
@@ -84,6 +105,7 @@ impl Run {
         config: &CompactionPolicy,
         trigger: CompactionTrigger,
         instructions: Option<String>,
+        tools: &ResolvedTools,
     ) -> bool {
         let before = dive_core::estimate_tokens(&self.working);
         let estimated = self.estimated_context().max(before);
@@ -92,7 +114,8 @@ impl Run {
         };
         let mut request = CompactionRequest::new(Vec::clone(&self.working), trigger)
             .with_system_prompt(self.system_prompt.clone())
-            .with_estimated_tokens(estimated);
+            .with_estimated_tokens(estimated)
+            .with_tools(tools.definitions());
         request.instructions = instructions;
         request.context_window = self.context_window(config);
         let compacted = match config.strategy.compact(&request).await {

@@ -33,6 +33,7 @@ impl Run {
         if reason == OutcomeReason::IterationLimit {
             outcome = outcome.with_last_text(self.last_assistant_text());
         }
+        outcome.context = self.context_size();
         if reason != OutcomeReason::Suspended {
             self.observe_response(&reason);
         }

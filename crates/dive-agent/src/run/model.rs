@@ -115,7 +115,7 @@ impl ResolvedTools {
     }
 
     /// The definitions of a call: the agent's shared list as is, unless toolsets add tools.
-    fn definitions(&self) -> Arc<[ToolDefinition]> {
+    pub(super) fn definitions(&self) -> Arc<[ToolDefinition]> {
         if self.extra.shared.is_empty() && self.extra.definitions.is_empty() {
             return Arc::clone(&self.base.shared);
         }

@@ -63,6 +63,8 @@ impl Run {
         let continuing = matches!(options.input, RunInput::Continue { .. });
         let run_input = std::mem::take(&mut options.input);
         let has_background = !options.background_results.is_empty();
+        let previous_context =
+            snapshot.as_ref().and_then(|s| s.latest_outcome.as_ref()).and_then(|o| o.context);
         let plan = plan::decide(inner, run_input, has_background, session.as_deref(), snapshot)?;
         let partial_resume = plan.is_partial_resume(cancel_suspended);
 
@@ -146,6 +148,7 @@ impl Run {
             Some(open) => (open.output, open.usage, open.records),
             None => (Vec::new(), Usage::default(), Vec::new()),
         };
+        let compaction = super::compact::CompactionState::resumed(previous_context, history.len());
         let working: Vec<Message> =
             history.drain(..).chain(input.iter().cloned()).chain(output.iter().cloned()).collect();
         let origin = (input.is_empty() && !options.background_results.is_empty()).then(|| {
@@ -184,7 +187,7 @@ impl Run {
             cancel_suspended,
             claim,
             span: std::sync::Mutex::new(None),
-            compaction: super::compact::CompactionState::default(),
+            compaction,
             agent,
         })
     }

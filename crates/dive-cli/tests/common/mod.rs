@@ -21,6 +21,9 @@ pub enum Reply {
         name: &'static str,
         input: Value,
     },
+    /// The answer of an on-demand compaction request: one signed `compaction` block holding
+    /// this summary (non-streamed only, as compaction requests are).
+    Compaction(&'static str),
     /// An HTTP error: the status, the Messages API error body, and a `retry-after` header.
     Status {
         status: u16,
@@ -37,6 +40,11 @@ pub fn message_json(reply: &Reply) -> Value {
         Reply::Tool { id, name, input } => {
             (json!([{"type": "tool_use", "id": id, "name": name, "input": input}]), "tool_use")
         }
+        Reply::Compaction(summary) => (
+            json!([{"type": "compaction", "content": summary, "encrypted_content": "opaque-mock-metadata",
+                "signature": "mock-signature"}]),
+            "compaction",
+        ),
         Reply::Status { .. } => (json!([]), "end_turn"),
     };
     json!({"id": "msg_mock", "type": "message", "role": "assistant", "model": "claude-sonnet-5-5",
@@ -81,7 +89,7 @@ pub fn sse(reply: &Reply) -> String {
             );
             "tool_use"
         }
-        Reply::Status { .. } => "end_turn",
+        Reply::Status { .. } | Reply::Compaction(_) => "end_turn",
     };
     body += &event("content_block_stop", &json!({"type": "content_block_stop", "index": 0}));
     body += &event(

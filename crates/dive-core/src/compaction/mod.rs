@@ -39,6 +39,7 @@ pub use window::{estimate_tokens, join_messages, safe_cuts};
 use crate::error::LlmError;
 use crate::future::BoxFuture;
 use crate::message::Message;
+use crate::tool::ToolDefinition;
 
 /// Why a compaction runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -80,6 +81,9 @@ pub struct CompactionRequest {
     pub estimated_tokens: u64,
     /// The context window the working set must fit, when known.
     pub context_window: Option<u64>,
+    /// The tools of the run: a strategy that calls a model sends them, since a history with
+    /// tool calls is refused by some APIs without their definitions.
+    pub tools: Arc<[ToolDefinition]>,
 }
 
 impl CompactionRequest {
@@ -94,6 +98,7 @@ impl CompactionRequest {
             instructions: None,
             estimated_tokens,
             context_window: None,
+            tools: Arc::from([]),
         }
     }
 
@@ -122,6 +127,13 @@ impl CompactionRequest {
     #[must_use]
     pub fn with_context_window(mut self, tokens: u64) -> Self {
         self.context_window = Some(tokens);
+        self
+    }
+
+    /// Sets the tools of the run.
+    #[must_use]
+    pub fn with_tools(mut self, tools: impl Into<Arc<[ToolDefinition]>>) -> Self {
+        self.tools = tools.into();
         self
     }
 }

@@ -6,6 +6,7 @@
 
 mod accumulator;
 mod catalog;
+mod compact;
 mod event;
 mod event_stream;
 mod request;
@@ -19,6 +20,7 @@ use std::sync::Arc;
 
 pub use accumulator::{AccumulateError, ResponseAccumulator};
 pub use catalog::{ModelInfo, find_model};
+pub use compact::NativeCompaction;
 pub use event::{ContentDelta, MessageDelta, StreamEvent};
 pub use event_stream::EventStream;
 pub use request::{
@@ -33,7 +35,7 @@ pub use unanswered::{
 };
 pub use usage::{Cost, LongContextPricing, Pricing, Usage, UsageIteration, UsageReport};
 
-use crate::error::LlmError;
+use crate::error::{LlmError, LlmErrorKind};
 use crate::future::BoxFuture;
 
 /// A language model.
@@ -118,6 +120,33 @@ pub trait Llm: Send + Sync {
     fn endpoint(&self) -> Option<&str> {
         None
     }
+
+    /// Whether [`compact`](Llm::compact) compacts on the provider's side (its own summarising
+    /// pass, returning a block later requests replay). `false` by default.
+    fn supports_compaction(&self) -> bool {
+        false
+    }
+
+    /// Compacts `request.messages` with the provider's own compaction: the messages that
+    /// replace them (send them first in later requests, exactly as returned) and the call's
+    /// usage. `instructions` replace or extend the provider's summarising prompt where its API
+    /// takes them. The default fails with [`LlmErrorKind::Unsupported`].
+    ///
+    /// # Errors
+    /// `Unsupported` when the provider has no native compaction; the call's own errors.
+    fn compact(
+        &self,
+        request: ModelRequest,
+        instructions: Option<String>,
+    ) -> BoxFuture<'_, Result<NativeCompaction, LlmError>> {
+        let _ = (request, instructions);
+        let error = LlmError::new(
+            LlmErrorKind::Unsupported,
+            format!("{} has no native compaction; compact with a summary instead", self.provider()),
+        )
+        .with_provider(self.provider());
+        Box::pin(std::future::ready(Err(error)))
+    }
 }
 
 impl<T: Llm + ?Sized> Llm for Arc<T> {
@@ -141,5 +170,15 @@ impl<T: Llm + ?Sized> Llm for Arc<T> {
     }
     fn endpoint(&self) -> Option<&str> {
         (**self).endpoint()
+    }
+    fn supports_compaction(&self) -> bool {
+        (**self).supports_compaction()
+    }
+    fn compact(
+        &self,
+        request: ModelRequest,
+        instructions: Option<String>,
+    ) -> BoxFuture<'_, Result<NativeCompaction, LlmError>> {
+        (**self).compact(request, instructions)
     }
 }

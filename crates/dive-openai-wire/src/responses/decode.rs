@@ -7,7 +7,7 @@
 //! | `function_call` | [`Content::ToolUse`] (`call_id` as the id, the item id in `metadata.openai.id`) |
 //! | `web_search_call`, `file_search_call`, `code_interpreter_call`, `image_generation_call`, … | [`Content::ServerToolUse`] named after the tool, the whole item kept under `openai.item` for verbatim replay |
 //! | `mcp_call` | [`Content::ServerToolUse`] of kind `mcp_tool_use`, item kept verbatim |
-//! | `mcp_list_tools`, `mcp_approval_request` | [`Content::Provider`] |
+//! | `mcp_list_tools`, `mcp_approval_request`, `compaction` | [`Content::Provider`] (a `compaction` item's opaque `encrypted_content` replayed as received) |
 //! | anything else | [`Content::Unknown`], verbatim |
 
 use dive_core::{
@@ -136,7 +136,7 @@ pub fn decode_item(item: &Value) -> Vec<Content> {
                 fields,
             ))]
         }
-        "mcp_list_tools" | "mcp_approval_request" | "mcp_approval_response" => {
+        "mcp_list_tools" | "mcp_approval_request" | "mcp_approval_response" | "compaction" => {
             let mut fields = item.as_object().cloned().unwrap_or_default();
             fields.remove("type");
             vec![Content::Provider(ProviderContent::new(kind, fields))]

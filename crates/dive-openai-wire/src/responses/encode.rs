@@ -183,6 +183,9 @@ impl Serialize for ResponsesBody<'_> {
         top.opt("prompt_cache_key", crate::options::prompt_cache_key(request))?;
         top.opt("service_tier", crate::options::service_tier(request))?;
         top.opt("previous_response_id", crate::options::previous_response_id(request))?;
+        if let Some(threshold) = crate::options::compact_threshold(request) {
+            top.put("context_management", &[json!({"type": "compaction", "compact_threshold": threshold})])?;
+        }
         if self.opts.stream {
             top.put("stream", &true)?;
         }
@@ -212,12 +215,25 @@ enum Item<'m> {
     Reasoning(ReasoningItem<'m>),
     Call(CallItem<'m>),
     Verbatim(&'m Value),
+    Compaction(CompactionItem<'m>),
     Provider {
         #[serde(rename = "type")]
         kind: &'m str,
         #[serde(flatten)]
         fields: &'m Map<String, Value>,
     },
+}
+
+/// A compaction item replayed: its id and opaque content as received, nothing the server
+/// added for display (`created_by`).
+#[derive(Serialize)]
+struct CompactionItem<'m> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'m Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    encrypted_content: Option<&'m Value>,
 }
 
 #[derive(Serialize)]
@@ -557,6 +573,11 @@ fn encode_assistant_item<'m, E>(
         Content::Provider(p) if p.kind.starts_with("mcp_") => {
             emit(Item::Provider { kind: &p.kind, fields: &p.fields })
         }
+        Content::Provider(p) if p.kind == "compaction" => emit(Item::Compaction(CompactionItem {
+            kind: "compaction",
+            id: p.fields.get("id"),
+            encrypted_content: p.fields.get("encrypted_content"),
+        })),
         _ => Ok(()),
     }
 }

@@ -10,7 +10,7 @@ and pydantic's smart union picks it, the item is re-validated against its reques
 Usage: python3 validate_requests.py DIR
   Every DIR/*.json is validated; its kind is the second-to-last dot part of its name:
   NAME.openai-responses.json, NAME.openai-responses-stream.json, NAME.openai-chat.json,
-  NAME.openai-chat-stream.json.
+  NAME.openai-chat-stream.json, NAME.openai-compact.json (a `POST /responses/compact` body).
 Before that, a self-check proves the validator rejects an unknown key and a wrong type.
 Exit 0 when every file is valid.
 """
@@ -32,7 +32,10 @@ from openai.types.responses.response_create_params import (
     ResponseCreateParamsStreaming,
 )
 
+from openai.types.responses.response_compact_params import ResponseCompactParams  # noqa: E402
+
 KINDS = {
+    "openai-compact": ResponseCompactParams,
     "openai-chat": CompletionCreateParamsNonStreaming,
     "openai-chat-stream": CompletionCreateParamsStreaming,
     "openai-responses": ResponseCreateParamsNonStreaming,
