@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use dive_agent::{Agent, Auto, CompactionPolicy};
 use dive_anthropic::{Anthropic, ON_DEMAND_COMPACTION_BETA};
-use dive_core::{Content, Llm, Message, SessionStore};
+use dive_core::{Content, Llm, SessionStore};
 use dive_test::provider::{CannedReplies, MisbehavingServer, Received, Reply};
 use serde_json::{Value, json};
 
@@ -141,30 +141,22 @@ async fn auto_compaction_replays_the_signed_block_and_the_session_keeps_every_me
     assert_eq!(third["messages"].as_array().unwrap().len(), 4);
 
     // Every body is a valid request for the SDK (the replays as beta requests).
-    let dir = tempfile::tempdir().unwrap();
     let kinds = ["anthropic-stream", "anthropic-beta", "anthropic-beta-stream", "anthropic-beta-stream"];
-    for (i, (r, kind)) in received.iter().zip(kinds).enumerate() {
-        std::fs::write(dir.path().join(format!("call{i}.{kind}.json")), &r.body).unwrap();
-    }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/validate_requests.py");
-    dive_test::interop::assert_bodies_valid(&python, &script, dir.path(), 4);
+    let sent = received.iter().map(|r| r.body.as_slice()).zip(kinds);
+    dive_test::interop::assert_sent_bodies_valid(&python, &script, sent);
 
     // The transcript keeps every original message; the active window starts at the block.
-    let doc = session.as_history().unwrap().document().await.unwrap();
-    let texts: Vec<String> = doc.all_messages().iter().map(Message::text).collect();
-    assert_eq!(texts[0], first);
-    assert_eq!(
-        &texts[1..],
-        [
-            "Alfama, then.",
-            "And Porto?",
-            "Porto is three hours north by train.",
-            "And Faro?",
-            "Faro is in the south."
-        ]
-    );
-    assert_eq!(doc.compactions().count(), 1);
-    assert!(matches!(&doc.messages()[0].content[0], Content::Unknown(u) if u.kind() == Some("compaction")));
+    let texts = [
+        first.as_str(),
+        "Alfama, then.",
+        "And Porto?",
+        "Porto is three hours north by train.",
+        "And Faro?",
+        "Faro is in the south.",
+    ];
+    let window = dive_test::assert_transcript_kept(&*session, &texts, 1).await;
+    assert!(matches!(&window[0].content[0], Content::Unknown(u) if u.kind() == Some("compaction")));
 }
 
 #[tokio::test]

@@ -275,6 +275,18 @@ async fn sessions_show_keeps_the_turns_before_a_compaction() {
     assert!(shown.contains("compacted") && shown.contains("SUMMARY: secret 7"), "{shown}");
 }
 
+/// A session that notes a number, `/compact keep every number`, then asks for it: the bodies
+/// the server received (the compaction reported on the terminal).
+fn compact_with_instructions(api: &MockApi) -> Vec<Value> {
+    let (sessions, workspace) = dirs();
+    let output = with_stdin(
+        &mut api.dive(sessions.path(), workspace.path()),
+        b"the secret is 7\n/compact keep every number\nwhat was it?\n/quit\n",
+    );
+    assert!(err(&output).contains("compacted 2 messages"), "{}", err(&output));
+    api.bodies()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn compact_passes_its_instructions_and_the_next_turn_starts_from_the_summary() {
     // Anthropic compacts natively: `/compact` sends the window with the `compaction` parameter
@@ -285,13 +297,7 @@ async fn compact_passes_its_instructions_and_the_next_turn_starts_from_the_summa
         Reply::Text("It is 7."),
     ])
     .await;
-    let (sessions, workspace) = dirs();
-    let output = with_stdin(
-        &mut api.dive(sessions.path(), workspace.path()),
-        b"the secret is 7\n/compact keep every number\nwhat was it?\n/quit\n",
-    );
-    assert!(err(&output).contains("compacted 2 messages"), "{}", err(&output));
-    let bodies = api.bodies();
+    let bodies = compact_with_instructions(&api);
     assert_eq!(bodies.len(), 3);
     assert_eq!(bodies[1]["compaction"], json!({"type": "summarize", "instructions": "keep every number"}));
     assert!(bodies[1]["messages"].to_string().contains("Noted: the secret is 7."));
@@ -313,13 +319,7 @@ async fn compact_falls_back_to_a_summary_when_the_server_cannot_compact() {
         Reply::Text("It is 7."),
     ])
     .await;
-    let (sessions, workspace) = dirs();
-    let output = with_stdin(
-        &mut api.dive(sessions.path(), workspace.path()),
-        b"the secret is 7\n/compact keep every number\nwhat was it?\n/quit\n",
-    );
-    assert!(err(&output).contains("compacted 2 messages"), "{}", err(&output));
-    let bodies = api.bodies();
+    let bodies = compact_with_instructions(&api);
     assert_eq!(bodies.len(), 4);
     let summarising = bodies[2]["messages"].to_string();
     assert!(summarising.contains("Summarise this conversation"), "{summarising}");

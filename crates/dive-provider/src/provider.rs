@@ -216,17 +216,27 @@ impl<W: WireFormat> HttpProvider<W> {
         Ok((url, bytes::Bytes::from(body), encoded))
     }
 
+    /// A POST whose whole answer body is read, retried by the provider's policy.
+    async fn post_whole(
+        &self,
+        url: &str,
+        body: &bytes::Bytes,
+        per_call: &[(&'static str, String)],
+        extra: &BTreeMap<String, String>,
+    ) -> Result<bytes::Bytes, ProviderError> {
+        let provider = self.vendor.name;
+        self.retry
+            .run(|| async {
+                let response = self.send(url, body, per_call, extra).await?;
+                response.bytes().await.map_err(|e| ProviderError::transport(provider, e))
+            })
+            .await
+    }
+
     async fn generate_inner(&self, request: ModelRequest) -> Result<ModelResponse, ProviderError> {
         let call = self.call(&request, false);
         let (url, body, encoded) = self.prepare(&request, &call)?;
-        let provider = self.vendor.name;
-        let bytes = self
-            .retry
-            .run(|| async {
-                let response = self.send(&url, &body, &encoded.headers, &request.headers).await?;
-                response.bytes().await.map_err(|e| ProviderError::transport(provider, e))
-            })
-            .await?;
+        let bytes = self.post_whole(&url, &body, &encoded.headers, &request.headers).await?;
         let mut response = self.wire.decode(&bytes, &call)?;
         let model = if response.model.is_empty() { call.model } else { &response.model };
         price(&mut response.usage, self.pricing(model).as_ref());
@@ -280,13 +290,7 @@ impl<W: WireFormat> HttpProvider<W> {
             )
         })?);
         tracing::debug!(provider, url = %url, model = call.model, "compacting on the server");
-        let bytes = self
-            .retry
-            .run(|| async {
-                let response = self.send(&url, &body, &encoded.headers, &request.headers).await?;
-                response.bytes().await.map_err(|e| ProviderError::transport(provider, e))
-            })
-            .await?;
+        let bytes = self.post_whole(&url, &body, &encoded.headers, &request.headers).await?;
         let mut compacted = self.wire.decode_compaction(&bytes, &call)?;
         price(&mut compacted.usage, self.pricing(call.model).as_ref());
         Ok(compacted)

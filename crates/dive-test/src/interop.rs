@@ -186,6 +186,27 @@ pub fn assert_bodies_valid(python: &str, script: &Path, dir: &Path, expected: us
     report
 }
 
+/// For tests: [`assert_bodies_valid`] over request bodies as sent, each with its validator
+/// kind (`anthropic-beta`, `openai-compact`, …): they are written to a temporary directory as
+/// `call{i}.{kind}.json` and every one must be valid.
+///
+/// # Panics
+/// As [`assert_bodies_valid`], and when the temporary directory cannot be written.
+pub fn assert_sent_bodies_valid<'a>(
+    python: &str,
+    script: &Path,
+    bodies: impl IntoIterator<Item = (&'a [u8], &'a str)>,
+) -> String {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("temporary directory: {e}"));
+    let mut count = 0;
+    for (i, (body, kind)) in bodies.into_iter().enumerate() {
+        let path = dir.path().join(format!("call{i}.{kind}.json"));
+        std::fs::write(&path, body).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+        count += 1;
+    }
+    assert_bodies_valid(python, script, dir.path(), count)
+}
+
 /// The shared response-model check (`interop/sdk_response.py`).
 #[must_use]
 pub fn response_script() -> PathBuf {

@@ -49,6 +49,7 @@ mod recorded;
 mod schema_args;
 mod scripted;
 mod test_model;
+mod transcript;
 pub mod vector_store;
 
 pub use deltas::text_in_deltas;
@@ -58,3 +59,4 @@ pub use recorded::RecordedRequests;
 pub use schema_args::arguments_for_schema;
 pub use scripted::{ScriptStep, ScriptedModel};
 pub use test_model::TestModel;
+pub use transcript::assert_transcript_kept;
