@@ -50,6 +50,7 @@
 mod agent;
 mod background;
 mod builder;
+mod compact_session;
 mod compaction;
 mod emit;
 mod error;
@@ -74,6 +75,7 @@ pub use builder::{
     AgentBuilder, DEFAULT_PAUSE_TURN_LIMIT, DEFAULT_RESPONSE_TIMEOUT, DEFAULT_SAVE_TIMEOUT,
     DEFAULT_TOOL_ITERATION_LIMIT,
 };
+pub use compact_session::{CompactSessionError, SessionCompaction};
 pub use compaction::{
     Auto, CompactionPolicy, DEFAULT_COMPACTION_THRESHOLD, DEFAULT_SUMMARY_PROMPT, Native, SUMMARY_PREFIX,
     Summarize,

@@ -238,3 +238,93 @@ async fn a_pre_compact_veto_leaves_the_working_set_alone() {
     assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1, "the hook was asked once");
     assert_eq!(requests.last().unwrap().messages.len(), 3);
 }
+
+/// An agent with `hooks` over a session that holds one exchange, a summariser, and what it asks.
+async fn one_exchange(
+    hooks: dive_core::Hooks,
+) -> (Agent, Arc<dyn dive_core::Session>, Summarize, dive_test::RecordedRequests) {
+    let model = ScriptedModel::new([ModelResponse::text("The secret is 7, noted.")]);
+    let summarizer = ScriptedModel::new([ModelResponse::text("The secret is 7.")]);
+    let asked = summarizer.requests();
+    let session = dive_session::MemoryStore::new().open("s").await.unwrap();
+    let agent = Agent::builder().model(model).session(Arc::clone(&session)).hooks(hooks).build().unwrap();
+    agent.run("the secret is 7").await.unwrap();
+    (agent, session, Summarize::new(summarizer).keep_recent(0), asked)
+}
+
+#[tokio::test]
+async fn compact_session_runs_both_hooks_and_records_the_compaction() {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let hooks = dive_core::Hooks::new()
+        .on_pre_compact(|ctx: dive_core::PreCompactContext| async move {
+            assert_eq!((ctx.trigger, ctx.message_count), (dive_core::CompactionTrigger::Manual, 2));
+            assert_eq!(ctx.instructions.as_deref(), Some("keep every number"));
+            Ok(dive_core::PreCompactDecision::instructions("and every name"))
+        })
+        .on_post_compact(move |ctx: dive_core::PostCompactContext| {
+            let sink = Arc::clone(&sink);
+            async move {
+                sink.lock().unwrap().push((ctx.trigger, ctx.messages_before, ctx.messages_after));
+                Ok(())
+            }
+        });
+    let (agent, session, summarize, asked) = one_exchange(hooks).await;
+    let done = agent
+        .compact_session(&*session, &CompactionPolicy::new(summarize), Some("keep every number".into()))
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            done,
+            dive_agent::SessionCompaction::Compacted { messages_before: 2, messages_after: 1, .. }
+        ),
+        "{done:?}"
+    );
+    let prompt = asked.last().unwrap().messages.last().unwrap().text();
+    assert!(prompt.contains("keep every number\nand every name"), "{prompt}");
+    assert_eq!(*seen.lock().unwrap(), [(dive_core::CompactionTrigger::Manual, 2, 1)]);
+    let doc = session.as_history().unwrap().document().await.unwrap();
+    assert_eq!(doc.compactions().count(), 1);
+    assert!(doc.messages()[0].text().contains("The secret is 7."));
+    assert_eq!(doc.all_messages().len(), 2);
+}
+
+#[tokio::test]
+async fn a_vetoed_compact_session_records_nothing_and_says_why() {
+    let hooks = dive_core::Hooks::new().on_pre_compact(|_ctx: dive_core::PreCompactContext| async move {
+        Ok(dive_core::PreCompactDecision::veto("the user is mid-thought"))
+    });
+    let (agent, session, summarize, asked) = one_exchange(hooks).await;
+    let done = agent.compact_session(&*session, &CompactionPolicy::new(summarize), None).await.unwrap();
+    let dive_agent::SessionCompaction::Vetoed(reason) = done else { panic!("{done:?}") };
+    assert!(reason.contains("mid-thought"), "{reason}");
+    assert!(asked.is_empty());
+    assert_eq!(session.as_history().unwrap().document().await.unwrap().compactions().count(), 0);
+}
+
+#[tokio::test]
+async fn compact_session_on_a_store_without_history_is_a_typed_error() {
+    struct Bare(Arc<dyn dive_core::Session>);
+    impl dive_core::Session for Bare {
+        fn id(&self) -> &str {
+            self.0.id()
+        }
+        fn load(
+            &self,
+        ) -> dive_core::BoxFuture<'_, Result<dive_core::SessionSnapshot, dive_core::SessionError>> {
+            self.0.load()
+        }
+        fn save_turn<'a>(
+            &'a self,
+            turn: &'a dive_core::Turn,
+        ) -> dive_core::BoxFuture<'a, Result<u64, dive_core::SessionError>> {
+            self.0.save_turn(turn)
+        }
+    }
+    let (agent, session, summarize, _) = one_exchange(dive_core::Hooks::new()).await;
+    let error =
+        agent.compact_session(&Bare(session), &CompactionPolicy::new(summarize), None).await.unwrap_err();
+    assert!(matches!(error, dive_agent::CompactSessionError::NoHistory(_)), "{error}");
+    assert!(error.to_string().contains("keeps no history"));
+}

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use dive::{
-    CancellationToken, CompactionPolicy, CompactionRequest, CompactionTrigger, Llm, RunOptions, SessionEdit,
-    SessionStore, SoftCancel, Usage,
+    CancellationToken, CompactionPolicy, Llm, RunOptions, SessionCompaction, SessionEdit, SessionStore,
+    SoftCancel, Usage,
 };
 
 use crate::cancel::CancelWatch;
@@ -373,34 +373,17 @@ impl Repl {
     /// compacts with automatically (native, else a summary), the instructions added to its prompt, loaded skills kept
     /// word for word; recorded as a compaction (the transcript keeps every message).
     async fn compact(&mut self, instructions: &str) {
-        let Some(history) = self.setup.session.as_history() else {
-            eprintln!("this session store cannot compact");
-            return;
-        };
-        let snapshot = match self.setup.session.load().await {
-            Ok(s) => s,
-            Err(e) => return eprintln!("cannot load the session: {e}"),
-        };
-        let messages = snapshot.messages();
-        if messages.is_empty() {
-            return eprintln!("nothing to compact yet");
-        }
-        let count = messages.len();
-        let mut request = CompactionRequest::new(messages, CompactionTrigger::Manual);
-        if !instructions.is_empty() {
-            request = request.with_instructions(instructions);
-        }
+        let policy = manual_compaction(Arc::clone(&self.setup.model.llm));
+        let instructions = (!instructions.is_empty()).then(|| instructions.to_owned());
         self.spinner.busy("compacting…");
-        let compacted = manual_compaction(Arc::clone(&self.setup.model.llm)).apply(&request).await;
+        let done = self.setup.agent.compact_session(&*self.setup.session, &policy, instructions).await;
         self.spinner.pause();
-        let summary = match compacted {
-            Ok(Some(summary)) => summary,
-            Ok(None) => return eprintln!("nothing to compact yet"),
-            Err(e) => return eprintln!("compaction failed: {e}"),
-        };
-        let edit = SessionEdit::Compact { summary };
-        match history.edit(Some(snapshot.revision), &edit).await {
-            Ok(_) => eprintln!("compacted {count} messages into a summary (the full transcript stays saved)"),
+        match done {
+            Ok(SessionCompaction::Compacted { messages_before, .. }) => eprintln!(
+                "compacted {messages_before} messages into a summary (the full transcript stays saved)"
+            ),
+            Ok(SessionCompaction::Vetoed(reason)) => eprintln!("not compacted: {reason}"),
+            Ok(_) => eprintln!("nothing to compact yet"),
             Err(e) => eprintln!("compaction failed: {e}"),
         }
     }

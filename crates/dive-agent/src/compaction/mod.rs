@@ -12,6 +12,7 @@
 //! window is recorded as a [`Compaction`](dive_core::Compaction) after the turn is saved, so
 //! the next turn starts from it while the full transcript keeps everything.
 
+pub(crate) mod hooks;
 mod native;
 mod summarize;
 
@@ -110,7 +111,8 @@ impl CompactionPolicy {
 
     /// Compacts `request.messages` with the strategy and puts back what the carry-overs keep:
     /// what the engine does, for an application's own `/compact` (then recorded with
-    /// [`SessionEdit::Compact`](dive_core::SessionEdit::Compact)). Hooks do not run here.
+    /// [`SessionEdit::Compact`](dive_core::SessionEdit::Compact)). Hooks do not run here;
+    /// [`Agent::compact_session`](crate::Agent::compact_session) runs them, and records it.
     ///
     /// # Errors
     /// The strategy's [`CompactionError`](dive_core::CompactionError).

@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use dive_core::{
     CompactionRequest, CompactionTrigger, ContextSize, LlmErrorKind, ModelResponse, PostCompactContext,
-    PreCompactContext, SessionEdit, Turn, TurnStatus,
+    SessionEdit, Turn, TurnStatus,
 };
 
 use super::model::ResolvedTools;
 use super::{Exit, Run};
-use crate::compaction::CompactionPolicy;
+use crate::compaction::{CompactionPolicy, hooks};
 use crate::error::TurnFailure;
 
 /// What the loop knows about the size of the working set.
@@ -109,7 +109,15 @@ impl Run {
     ) -> bool {
         let before = dive_core::estimate_tokens(&self.working);
         let estimated = self.estimated_context().max(before);
-        let Some(instructions) = self.pre_compact(config, trigger, instructions, estimated).await else {
+        let planned = hooks::Planned {
+            info: &self.info,
+            strategy: config.strategy.name(),
+            trigger,
+            estimated_tokens: estimated,
+            message_count: self.working.len(),
+        };
+        let Ok(instructions) = hooks::pre_compact(&self.agent.inner.hooks, &planned, instructions).await
+        else {
             return false;
         };
         let mut request = CompactionRequest::new(Vec::clone(&self.working), trigger)
@@ -143,54 +151,9 @@ impl Run {
             ctx.tokens_after = after;
             ctx.messages_before = request.messages.len();
             ctx.messages_after = messages_after;
-            for hook in &self.agent.inner.hooks.post_compact {
-                if let Err(error) = hook.post_compact(ctx.clone()).await {
-                    tracing::warn!(hook = hook.name(), %error, "post-compact hook failed; continuing");
-                }
-            }
+            hooks::post_compact(&self.agent.inner.hooks, ctx).await;
         }
         true
-    }
-
-    /// PreCompact hooks in order: the instructions to compact with (each hook's added to the
-    /// earlier ones), or `None` when one vetoes (or fails: a compaction is never forced past a
-    /// failing hook).
-    async fn pre_compact(
-        &self,
-        config: &CompactionPolicy,
-        trigger: CompactionTrigger,
-        mut instructions: Option<String>,
-        estimated_tokens: u64,
-    ) -> Option<Option<String>> {
-        for hook in &self.agent.inner.hooks.pre_compact {
-            let mut ctx = PreCompactContext::new(self.info.clone(), trigger, config.strategy.name());
-            ctx.instructions.clone_from(&instructions);
-            ctx.estimated_tokens = estimated_tokens;
-            ctx.message_count = self.working.len();
-            match hook.pre_compact(ctx).await {
-                Ok(decision) => {
-                    if let Some(reason) = decision.veto {
-                        tracing::info!(
-                            hook = hook.name(),
-                            reason,
-                            "a pre-compact hook vetoed the compaction"
-                        );
-                        return None;
-                    }
-                    if let Some(extra) = decision.instructions {
-                        instructions = Some(match instructions {
-                            Some(given) => format!("{given}\n{extra}"),
-                            None => extra,
-                        });
-                    }
-                }
-                Err(error) => {
-                    tracing::warn!(hook = hook.name(), %error, "pre-compact hook failed; not compacting");
-                    return None;
-                }
-            }
-        }
-        Some(instructions)
     }
 
     /// After the turn is saved: records the compacted window as the session's new active
