@@ -93,6 +93,7 @@ pub fn dialect() -> Dialect {
         .with_stream_usage(false)
         .with_stop_reasons(&[("model_length", "model_length")])
         .with_unsupported(&["stream_options"])
+        .with_file_parts(true) // sent as `document_url` parts by the body hook
         .with_body_hook(BodyHook::new(rewrite))
 }
 

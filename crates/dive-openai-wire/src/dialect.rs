@@ -105,6 +105,11 @@ pub struct Dialect {
     pub rejects_sampling: fn(&str) -> bool,
     /// A last edit of every body.
     pub body_hook: Option<BodyHook>,
+    /// Whether the endpoint takes documents as file parts (Chat Completions `file`, Responses
+    /// `input_file`: a PDF as base64 data or a file id). When false, such a document is refused
+    /// with [`LlmErrorKind::UnsupportedContent`](dive_core::LlmErrorKind::UnsupportedContent)
+    /// before sending; text and URL documents still go as text. OpenAI and OpenRouter: true.
+    pub file_parts: bool,
     /// Responses API: the server compacts natively (`POST /responses/compact`, the
     /// `context_management` compaction entry). OpenAI only.
     pub native_compaction: bool,
@@ -138,6 +143,7 @@ impl Dialect {
             rejects_sampling: accepts_sampling,
             body_hook: None,
             native_compaction: true,
+            file_parts: true,
         }
     }
 
@@ -149,6 +155,7 @@ impl Dialect {
             max_tokens_field: "max_tokens",
             reasoning_fields: &["reasoning_content", "reasoning"],
             native_compaction: false,
+            file_parts: false,
             ..Self::openai()
         }
     }
@@ -164,6 +171,13 @@ impl Dialect {
     #[must_use]
     pub fn with_native_compaction(mut self, native: bool) -> Self {
         self.native_compaction = native;
+        self
+    }
+
+    /// Says whether the endpoint takes documents as file parts (see [`file_parts`](Self::file_parts)).
+    #[must_use]
+    pub fn with_file_parts(mut self, takes: bool) -> Self {
+        self.file_parts = takes;
         self
     }
 
@@ -294,4 +308,17 @@ impl Default for Dialect {
     fn default() -> Self {
         Self::openai()
     }
+}
+
+/// Why `dialect`'s endpoint cannot take `block`: a document it would have to send as a file
+/// part when it takes none. For `dive_provider::refuse_unsupported_content`.
+pub(crate) fn cannot_take(dialect: &Dialect, block: &dive_core::Content) -> Option<String> {
+    let dive_core::Content::Document(doc) = block else { return None };
+    let as_file =
+        matches!(doc.source, dive_core::MediaSource::Base64 { .. } | dive_core::MediaSource::File { .. });
+    (as_file && !dialect.file_parts).then(|| {
+        "this endpoint takes no file parts, so a PDF or file document cannot be sent; send its text \
+         instead, or turn on Dialect::with_file_parts if the server takes them"
+            .to_owned()
+    })
 }

@@ -202,6 +202,7 @@ impl<A: Api, V: Send + Sync + 'static> WireFormat for Wire<A, V> {
         check_options(provider, request, &self.profile.dialect, A::CHAT)?;
         dive_provider::refuse_unsupported_content(provider, request, |block| {
             dive_provider::model_cannot_take(call, block)
+                .or_else(|| crate::dialect::cannot_take(&self.profile.dialect, block))
         })?;
         let body = A::encode(request, call, &self.profile.dialect, &self.tools).map_err(|e| {
             ProviderError::new(

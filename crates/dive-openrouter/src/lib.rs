@@ -100,6 +100,7 @@ pub fn dialect() -> Dialect {
         .with_reasoning_fields(&["reasoning", "reasoning_content"])
         .with_reasoning_details(Some(METADATA_KEY))
         .with_reported_cost(Some("provider"))
+        .with_file_parts(true)
         .with_body_hook(BodyHook::new(rewrite))
 }
 
