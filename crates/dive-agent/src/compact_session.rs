@@ -3,14 +3,14 @@
 
 use dive_core::{
     CompactionError, CompactionRequest, CompactionTrigger, PostCompactContext, RunInfo, Session, SessionEdit,
-    SessionError, ToolDefinition, estimate_tokens,
+    SessionError, ToolDefinition, Usage, estimate_tokens,
 };
 
 use crate::agent::Agent;
 use crate::compaction::{CompactionPolicy, hooks};
 
 /// What [`Agent::compact_session`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum SessionCompaction {
     /// The window was compacted and the compaction recorded; the sizes are estimates.
@@ -23,6 +23,8 @@ pub enum SessionCompaction {
         tokens_before: u64,
         /// Estimated tokens after.
         tokens_after: u64,
+        /// What the compaction's model calls cost (none for the pure strategies).
+        usage: Usage,
     },
     /// There was nothing the strategy could take away (an empty or very short window).
     NothingToCompact,
@@ -110,9 +112,10 @@ impl Agent {
             .with_tools(tools);
         request.instructions = instructions;
         request.context_window = self.model().model_info().map(|m| m.context_window).filter(|w| *w > 0);
-        let Some(compacted) = policy.apply(&request).await? else {
+        let Some(window) = policy.apply(&request).await? else {
             return Ok(SessionCompaction::NothingToCompact);
         };
+        let (compacted, usage) = (window.messages, window.usage);
         let (messages_before, messages_after) = (request.messages.len(), compacted.len());
         let tokens_after = estimate_tokens(&compacted);
         history.edit(Some(snapshot.revision), &SessionEdit::Compact { summary: compacted }).await?;
@@ -120,6 +123,12 @@ impl Agent {
         (ctx.tokens_before, ctx.tokens_after) = (tokens_before, tokens_after);
         (ctx.messages_before, ctx.messages_after) = (messages_before, messages_after);
         hooks::post_compact(&inner.hooks, ctx).await;
-        Ok(SessionCompaction::Compacted { messages_before, messages_after, tokens_before, tokens_after })
+        Ok(SessionCompaction::Compacted {
+            messages_before,
+            messages_after,
+            tokens_before,
+            tokens_after,
+            usage,
+        })
     }
 }

@@ -87,7 +87,7 @@ pub use background::{BackgroundTaskCompleter, BackgroundTaskHandle};
 pub use cancel::SoftCancel;
 pub use capabilities::StoreCapabilities;
 pub use compaction::{
-    CLEARED_THINKING_TEXT, CLEARED_TOOL_RESULT_TEXT, CarryOver, ClearToolResults, CompactionError,
+    CLEARED_THINKING_TEXT, CLEARED_TOOL_RESULT_TEXT, CarryOver, ClearToolResults, CompactedWindow, CompactionError,
     CompactionRequest, CompactionStrategy, CompactionTrigger, Trim, estimate_tokens, join_messages,
     safe_cuts,
 };

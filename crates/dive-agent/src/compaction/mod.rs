@@ -119,8 +119,11 @@ impl CompactionPolicy {
     pub async fn apply(
         &self,
         request: &dive_core::CompactionRequest,
-    ) -> Result<Option<Vec<Message>>, dive_core::CompactionError> {
-        Ok(self.strategy.compact(request).await?.map(|m| self.carry(&request.messages, m)))
+    ) -> Result<Option<dive_core::CompactedWindow>, dive_core::CompactionError> {
+        Ok(self.strategy.compact(request).await?.map(|mut window| {
+            window.messages = self.carry(&request.messages, std::mem::take(&mut window.messages));
+            window
+        }))
     }
 
     /// Puts back what a carry-over keeps and `compacted` lost, before the compacted messages.

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use dive_core::{
-    BoxFuture, CompactionError, CompactionRequest, CompactionStrategy, Llm, LlmErrorKind, Message,
+    BoxFuture, CompactedWindow, CompactionError, CompactionRequest, CompactionStrategy, Llm, LlmErrorKind,
     ModelRequest, join_messages,
 };
 
@@ -68,7 +68,7 @@ impl Native {
     async fn compact_natively(
         &self,
         request: &CompactionRequest,
-    ) -> Result<Option<Vec<Message>>, CompactionError> {
+    ) -> Result<Option<CompactedWindow>, CompactionError> {
         let messages = &request.messages;
         let Some(cut) = oldest_cut(messages, self.keep_recent) else { return Ok(None) };
         let mut call = ModelRequest::new(messages[..cut].to_vec()).with_tools(Arc::clone(&request.tools));
@@ -86,7 +86,8 @@ impl Native {
             output_tokens = compacted.usage.output_tokens,
             "native compaction"
         );
-        Ok(Some(join_messages(compacted.messages, messages[cut..].to_vec())))
+        let window = join_messages(compacted.messages, messages[cut..].to_vec());
+        Ok(Some(CompactedWindow::new(window).with_usage(compacted.usage)))
     }
 }
 
@@ -98,7 +99,7 @@ impl CompactionStrategy for Native {
     fn compact<'a>(
         &'a self,
         request: &'a CompactionRequest,
-    ) -> BoxFuture<'a, Result<Option<Vec<Message>>, CompactionError>> {
+    ) -> BoxFuture<'a, Result<Option<CompactedWindow>, CompactionError>> {
         Box::pin(self.compact_natively(request))
     }
 }
@@ -153,7 +154,7 @@ impl Auto {
     async fn compact_auto(
         &self,
         request: &CompactionRequest,
-    ) -> Result<Option<Vec<Message>>, CompactionError> {
+    ) -> Result<Option<CompactedWindow>, CompactionError> {
         if self.native.model.supports_compaction() {
             match self.native.compact_natively(request).await {
                 Err(CompactionError::Model(e)) if e.kind == LlmErrorKind::Cancelled => {
@@ -177,7 +178,7 @@ impl CompactionStrategy for Auto {
     fn compact<'a>(
         &'a self,
         request: &'a CompactionRequest,
-    ) -> BoxFuture<'a, Result<Option<Vec<Message>>, CompactionError>> {
+    ) -> BoxFuture<'a, Result<Option<CompactedWindow>, CompactionError>> {
         Box::pin(self.compact_auto(request))
     }
 }

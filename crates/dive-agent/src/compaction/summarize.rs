@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use dive_core::{
-    BoxFuture, CompactionError, CompactionRequest, CompactionStrategy, Llm, Message, ModelRequest,
-    ToolChoice, join_messages,
+    BoxFuture, CompactedWindow, CompactionError, CompactionRequest, CompactionStrategy, Llm, Message,
+    ModelRequest, ToolChoice, join_messages,
 };
 
 /// What the summarising call is asked.
@@ -26,7 +26,7 @@ pub const SUMMARY_PREFIX: &str = "Summary of the conversation so far:";
 /// let model = ScriptedModel::new([ModelResponse::text("They said hello.")]);
 /// let messages = vec![Message::user("hello"), Message::assistant("hi"), Message::user("what now?")];
 /// let request = CompactionRequest::new(messages, CompactionTrigger::Manual);
-/// let window = Summarize::new(model).compact(&request).await.unwrap().unwrap();
+/// let window = Summarize::new(model).compact(&request).await.unwrap().unwrap().messages;
 /// assert_eq!(window.len(), 1);
 /// assert!(window[0].text().contains("They said hello.") && window[0].text().ends_with("what now?"));
 /// # });
@@ -111,7 +111,10 @@ impl Summarize {
         prompt
     }
 
-    async fn summarise(&self, request: &CompactionRequest) -> Result<Option<Vec<Message>>, CompactionError> {
+    async fn summarise(
+        &self,
+        request: &CompactionRequest,
+    ) -> Result<Option<CompactedWindow>, CompactionError> {
         let messages = &request.messages;
         let Some(cut) = super::oldest_cut(messages, self.keep_recent) else { return Ok(None) };
         let asked = join_messages(messages[..cut].to_vec(), vec![Message::user(self.prompt_for(request))]);
@@ -131,7 +134,8 @@ impl Summarize {
             return Err(CompactionError::Failed("the summarising model returned no text".into()));
         }
         let summary = Message::user(format!("{SUMMARY_PREFIX}\n{text}"));
-        Ok(Some(join_messages(vec![summary], messages[cut..].to_vec())))
+        let window = join_messages(vec![summary], messages[cut..].to_vec());
+        Ok(Some(CompactedWindow::new(window).with_usage(response.usage)))
     }
 }
 
@@ -143,7 +147,7 @@ impl CompactionStrategy for Summarize {
     fn compact<'a>(
         &'a self,
         request: &'a CompactionRequest,
-    ) -> BoxFuture<'a, Result<Option<Vec<Message>>, CompactionError>> {
+    ) -> BoxFuture<'a, Result<Option<CompactedWindow>, CompactionError>> {
         Box::pin(self.summarise(request))
     }
 }

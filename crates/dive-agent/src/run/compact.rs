@@ -126,8 +126,12 @@ impl Run {
             .with_tools(tools.definitions());
         request.instructions = instructions;
         request.context_window = self.context_window(config);
-        let compacted = match config.strategy.compact(&request).await {
-            Ok(Some(messages)) => config.carry(&request.messages, messages),
+        let compacted = match config.apply(&request).await {
+            Ok(Some(window)) => {
+                // What the compaction's own model calls cost is part of the turn's cost.
+                self.usage += &window.usage;
+                window.messages
+            }
             Ok(None) => return false,
             Err(error) => {
                 tracing::warn!(strategy = config.strategy.name(), %error, "compaction failed; going on uncompacted");

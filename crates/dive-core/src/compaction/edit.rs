@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use super::window::safe_cuts;
-use super::{CompactionError, CompactionRequest, CompactionStrategy};
+use super::{CompactedWindow, CompactionError, CompactionRequest, CompactionStrategy};
 use crate::future::BoxFuture;
 use crate::message::{Content, Message, Role};
 
@@ -121,8 +121,8 @@ impl CompactionStrategy for ClearToolResults {
     fn compact<'a>(
         &'a self,
         request: &'a CompactionRequest,
-    ) -> BoxFuture<'a, Result<Option<Vec<Message>>, CompactionError>> {
-        Box::pin(async move { Ok(self.apply(&request.messages)) })
+    ) -> BoxFuture<'a, Result<Option<CompactedWindow>, CompactionError>> {
+        Box::pin(async move { Ok(self.apply(&request.messages).map(CompactedWindow::new)) })
     }
 }
 
@@ -170,8 +170,8 @@ impl CompactionStrategy for Trim {
     fn compact<'a>(
         &'a self,
         request: &'a CompactionRequest,
-    ) -> BoxFuture<'a, Result<Option<Vec<Message>>, CompactionError>> {
-        Box::pin(async move { Ok(self.apply(&request.messages)) })
+    ) -> BoxFuture<'a, Result<Option<CompactedWindow>, CompactionError>> {
+        Box::pin(async move { Ok(self.apply(&request.messages).map(CompactedWindow::new)) })
     }
 }
 

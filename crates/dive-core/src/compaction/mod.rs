@@ -17,8 +17,8 @@
 //! ];
 //! let request = CompactionRequest::new(messages, CompactionTrigger::Manual);
 //! let kept = Trim::new(1).compact(&request).await.unwrap().unwrap();
-//! assert_eq!(kept.len(), 1);
-//! assert_eq!(kept[0].text(), "second question");
+//! assert_eq!(kept.messages.len(), 1);
+//! assert_eq!(kept.messages[0].text(), "second question");
 //! # });
 //! # fn futures_executor_block_on<F: std::future::Future>(f: F) -> F::Output {
 //! #     let waker = std::task::Waker::noop();
@@ -38,6 +38,7 @@ pub use window::{estimate_tokens, join_messages, safe_cuts};
 
 use crate::error::LlmError;
 use crate::future::BoxFuture;
+use crate::llm::Usage;
 use crate::message::Message;
 use crate::tool::ToolDefinition;
 
@@ -150,6 +151,38 @@ pub enum CompactionError {
     Failed(String),
 }
 
+/// What a strategy made of a working set: the new working set, and the usage of the model
+/// calls it took (none for the pure strategies), which the engine adds to the turn's.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
+pub struct CompactedWindow {
+    /// The new working set.
+    pub messages: Vec<Message>,
+    /// What producing it cost.
+    pub usage: Usage,
+}
+
+impl CompactedWindow {
+    /// A window made without a model call.
+    #[must_use]
+    pub fn new(messages: Vec<Message>) -> Self {
+        Self { messages, usage: Usage::default() }
+    }
+
+    /// Sets the usage of the calls that made it.
+    #[must_use]
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
+    }
+}
+
+impl From<Vec<Message>> for CompactedWindow {
+    fn from(messages: Vec<Message>) -> Self {
+        Self::new(messages)
+    }
+}
+
 /// A way to shrink a working set. Returns the new working set, or `None` when there is
 /// nothing it can take away (the engine then goes on with the messages as they are).
 ///
@@ -163,7 +196,7 @@ pub trait CompactionStrategy: Send + Sync {
     fn compact<'a>(
         &'a self,
         request: &'a CompactionRequest,
-    ) -> BoxFuture<'a, Result<Option<Vec<Message>>, CompactionError>>;
+    ) -> BoxFuture<'a, Result<Option<CompactedWindow>, CompactionError>>;
 }
 
 impl<S: CompactionStrategy + ?Sized> CompactionStrategy for Arc<S> {
@@ -174,7 +207,7 @@ impl<S: CompactionStrategy + ?Sized> CompactionStrategy for Arc<S> {
     fn compact<'a>(
         &'a self,
         request: &'a CompactionRequest,
-    ) -> BoxFuture<'a, Result<Option<Vec<Message>>, CompactionError>> {
+    ) -> BoxFuture<'a, Result<Option<CompactedWindow>, CompactionError>> {
         (**self).compact(request)
     }
 }
