@@ -87,9 +87,9 @@ pub use background::{BackgroundTaskCompleter, BackgroundTaskHandle};
 pub use cancel::SoftCancel;
 pub use capabilities::StoreCapabilities;
 pub use compaction::{
-    CLEARED_THINKING_TEXT, CLEARED_TOOL_RESULT_TEXT, CarryOver, ClearToolResults, CompactedWindow, CompactionError,
-    CompactionRequest, CompactionStrategy, CompactionTrigger, Trim, estimate_tokens, join_messages,
-    safe_cuts,
+    CLEARED_THINKING_TEXT, CLEARED_TOOL_RESULT_TEXT, CarryOver, ClearToolResults, CompactedWindow,
+    CompactionError, CompactionRequest, CompactionStrategy, CompactionTrigger, Trim, estimate_tokens,
+    join_messages, safe_cuts,
 };
 pub use error::{BoxError, HookError, LlmError, LlmErrorKind, MemoryError, SessionError};
 pub use future::{BoxFuture, BoxStream};
