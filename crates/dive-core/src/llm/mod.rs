@@ -71,7 +71,7 @@ use crate::future::BoxFuture;
 ///   from the [`ModelRequest`] alone; keep API keys in [`Secret`](crate::Secret)s so `Debug`,
 ///   `Display` and errors print them redacted.
 /// - **Failures are typed.** Map the endpoint's errors to an
-///   [`LlmErrorKind`](crate::LlmErrorKind) (rate limit, overload, authentication, context
+///   [`LlmErrorKind`] (rate limit, overload, authentication, context
 ///   length, …) so callers can retry or report them.
 ///
 /// ```
