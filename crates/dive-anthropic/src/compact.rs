@@ -9,7 +9,7 @@
 //! `context_management` (the two cannot be combined), a tool choice, stop sequences and
 //! structured output.
 
-use dive_core::{Content, LlmErrorKind, Message, ModelResponse, NativeCompaction, Role};
+use dive_core::{CompactedWindow, Content, LlmErrorKind, Message, ModelResponse, Role};
 use dive_provider::{Encoded, ProviderError};
 use serde_json::{Value, json};
 
@@ -72,7 +72,7 @@ pub(crate) fn compaction_body(
 /// # Errors
 /// `Decode` when the answer is not a compaction (another stop reason, no `compaction` block),
 /// and `Server` when the server's compaction produced no summary (a null `content`).
-pub(crate) fn compaction_answer(response: ModelResponse) -> Result<NativeCompaction, ProviderError> {
+pub(crate) fn compaction_answer(response: ModelResponse) -> Result<CompactedWindow, ProviderError> {
     let block = response.content.iter().find_map(|c| match c {
         Content::Unknown(u) if u.kind() == Some("compaction") => Some(u),
         _ => None,
@@ -98,5 +98,5 @@ pub(crate) fn compaction_answer(response: ModelResponse) -> Result<NativeCompact
         tracing::debug!(stop_reason = %response.stop_reason, "compaction answer with an unexpected stop reason");
     }
     let message = Message::new(Role::Assistant, vec![Content::Unknown(block.clone())]);
-    Ok(NativeCompaction::new(vec![message]).with_usage(response.usage))
+    Ok(CompactedWindow::new(vec![message]).with_usage(response.usage))
 }

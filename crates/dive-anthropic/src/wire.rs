@@ -1,7 +1,7 @@
 //! [`Messages`]: the Messages API as a [`WireFormat`] on the generic provider, the vendor
 //! facts ([`VENDOR`]) and the [`Anthropic`] provider type.
 
-use dive_core::{CacheTtl, LlmErrorKind, ModelRequest, ModelResponse, NativeCompaction, Secret};
+use dive_core::{CacheTtl, CompactedWindow, LlmErrorKind, ModelRequest, ModelResponse, Secret};
 use dive_provider::reqwest::header::HeaderMap;
 use dive_provider::{
     CallContext, Encoded, EncodedTools, HttpProvider, ProviderBuilder, ProviderError, ToolCache, Vendor,
@@ -163,7 +163,7 @@ impl WireFormat for Messages {
         &self,
         body: &[u8],
         call: &CallContext<'_>,
-    ) -> Result<NativeCompaction, ProviderError> {
+    ) -> Result<CompactedWindow, ProviderError> {
         compaction_answer(self.decode(body, call)?)
     }
 }

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use dive_core::{LlmErrorKind, ModelRequest, ModelResponse, NativeCompaction};
+use dive_core::{CompactedWindow, LlmErrorKind, ModelRequest, ModelResponse};
 use dive_provider::{
     CallContext, Encoded, EncodedTools, ProviderBuilder, ProviderError, StreamMapper, ToolCache, Vendor,
     WireFormat,
@@ -56,7 +56,7 @@ pub trait Api: sealed::Sealed + fmt::Debug + Send + Sync + 'static {
     ///
     /// # Errors
     /// What is wrong with the answer, in words.
-    fn decode_compaction(body: &[u8]) -> Result<NativeCompaction, String> {
+    fn decode_compaction(body: &[u8]) -> Result<CompactedWindow, String> {
         let _ = body;
         Err("this API has no native compaction".to_owned())
     }
@@ -131,7 +131,7 @@ impl Api for Responses {
         crate::responses::compaction_body(body)
     }
 
-    fn decode_compaction(body: &[u8]) -> Result<NativeCompaction, String> {
+    fn decode_compaction(body: &[u8]) -> Result<CompactedWindow, String> {
         crate::responses::decode_compaction(body)
     }
 }
@@ -266,7 +266,7 @@ impl<A: Api, V: Send + Sync + 'static> WireFormat for Wire<A, V> {
         &self,
         body: &[u8],
         _call: &CallContext<'_>,
-    ) -> Result<NativeCompaction, ProviderError> {
+    ) -> Result<CompactedWindow, ProviderError> {
         A::decode_compaction(body)
             .map_err(|message| ProviderError::new(self.profile.vendor.name, LlmErrorKind::Decode, message))
     }

@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use dive_core::{
-    BoxFuture, EventStream, Llm, LlmError, LlmErrorKind, ModelInfo, ModelRequest, ModelResponse,
-    NativeCompaction, Pricing, Secret, StreamEvent, redact,
+    BoxFuture, CompactedWindow, EventStream, Llm, LlmError, LlmErrorKind, ModelInfo, ModelRequest,
+    ModelResponse, Pricing, Secret, StreamEvent, redact,
 };
 use futures_util::StreamExt;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
@@ -267,7 +267,7 @@ impl<W: WireFormat> HttpProvider<W> {
         &self,
         request: ModelRequest,
         instructions: Option<String>,
-    ) -> Result<NativeCompaction, ProviderError> {
+    ) -> Result<CompactedWindow, ProviderError> {
         let provider = self.vendor.name;
         let call = self.call(&request, false);
         request
@@ -334,7 +334,7 @@ impl<W: WireFormat> Llm for HttpProvider<W> {
         &self,
         request: ModelRequest,
         instructions: Option<String>,
-    ) -> BoxFuture<'_, Result<NativeCompaction, LlmError>> {
+    ) -> BoxFuture<'_, Result<CompactedWindow, LlmError>> {
         Box::pin(async move { self.compact_inner(request, instructions).await.map_err(LlmError::from) })
     }
 }

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::fmt::Debug;
 
 use dive_core::{
-    BoxStream, LlmErrorKind, ModelInfo, ModelRequest, ModelResponse, NativeCompaction, Secret, StreamEvent,
+    BoxStream, CompactedWindow, LlmErrorKind, ModelInfo, ModelRequest, ModelResponse, Secret, StreamEvent,
 };
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde::Serialize;
@@ -270,7 +270,7 @@ pub trait WireFormat: Debug + Clone + Send + Sync + 'static {
         &self,
         body: &[u8],
         call: &CallContext<'_>,
-    ) -> Result<NativeCompaction, ProviderError> {
+    ) -> Result<CompactedWindow, ProviderError> {
         let _ = (body, call);
         Err(ProviderError::new(
             self.vendor().name,

@@ -151,8 +151,17 @@ pub enum CompactionError {
     Failed(String),
 }
 
-/// What a strategy made of a working set: the new working set, and the usage of the model
-/// calls it took (none for the pure strategies), which the engine adds to the turn's.
+/// What a compaction made of a working set: the new working set, and the usage of the model
+/// calls it took (none for the pure strategies), which the engine adds to the turn's. Also
+/// what a provider's own compaction ([`Llm::compact`](crate::Llm::compact)) returns: there the
+/// messages (typically one holding a signed or encrypted compaction block) stand in for the
+/// compacted ones and are replayed exactly as received.
+///
+/// ```
+/// use dive_core::{CompactedWindow, Message, Usage};
+/// let done = CompactedWindow::new(vec![Message::assistant("summary")]).with_usage(Usage::new(900, 40));
+/// assert_eq!((done.messages.len(), done.usage.output_tokens), (1, 40));
+/// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct CompactedWindow {

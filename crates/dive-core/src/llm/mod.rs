@@ -6,7 +6,6 @@
 
 mod accumulator;
 mod catalog;
-mod compact;
 mod event;
 mod event_stream;
 mod request;
@@ -20,7 +19,6 @@ use std::sync::Arc;
 
 pub use accumulator::{AccumulateError, ResponseAccumulator};
 pub use catalog::{ModelInfo, find_model};
-pub use compact::NativeCompaction;
 pub use event::{ContentDelta, MessageDelta, StreamEvent};
 pub use event_stream::EventStream;
 pub use request::{
@@ -35,6 +33,7 @@ pub use unanswered::{
 };
 pub use usage::{Cost, LongContextPricing, Pricing, Usage, UsageIteration, UsageReport};
 
+use crate::compaction::CompactedWindow;
 use crate::error::{LlmError, LlmErrorKind};
 use crate::future::BoxFuture;
 
@@ -138,7 +137,7 @@ pub trait Llm: Send + Sync {
         &self,
         request: ModelRequest,
         instructions: Option<String>,
-    ) -> BoxFuture<'_, Result<NativeCompaction, LlmError>> {
+    ) -> BoxFuture<'_, Result<CompactedWindow, LlmError>> {
         let _ = (request, instructions);
         let error = LlmError::new(
             LlmErrorKind::Unsupported,
@@ -178,7 +177,7 @@ impl<T: Llm + ?Sized> Llm for Arc<T> {
         &self,
         request: ModelRequest,
         instructions: Option<String>,
-    ) -> BoxFuture<'_, Result<NativeCompaction, LlmError>> {
+    ) -> BoxFuture<'_, Result<CompactedWindow, LlmError>> {
         (**self).compact(request, instructions)
     }
 }

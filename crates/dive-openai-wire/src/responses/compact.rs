@@ -4,7 +4,7 @@
 //! `encrypted_content` later requests replay as received. The endpoint takes no summarising
 //! instructions of its own (`instructions` is the system prompt).
 
-use dive_core::{Content, Message, NativeCompaction, ProviderContent, Role, TextContent};
+use dive_core::{CompactedWindow, Content, Message, ProviderContent, Role, TextContent};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -48,7 +48,7 @@ struct Compacted {
 /// # Errors
 /// What is wrong with the answer, in words: not the endpoint's JSON object, or no
 /// `compaction` item in it.
-pub(crate) fn decode_compaction(body: &[u8]) -> Result<NativeCompaction, String> {
+pub(crate) fn decode_compaction(body: &[u8]) -> Result<CompactedWindow, String> {
     let compacted: Compacted = serde_json::from_slice(body)
         .map_err(|e| format!("the answer is not a response.compaction object: {e}"))?;
     let mut messages: Vec<Message> = Vec::new();
@@ -80,7 +80,7 @@ pub(crate) fn decode_compaction(body: &[u8]) -> Result<NativeCompaction, String>
         return Err("the compacted output holds no compaction item".to_owned());
     }
     let usage = compacted.usage.as_ref().map(decode_usage).unwrap_or_default();
-    Ok(NativeCompaction::new(messages).with_usage(usage))
+    Ok(CompactedWindow::new(messages).with_usage(usage))
 }
 
 /// The text parts of a user message item; any other part kept verbatim.
