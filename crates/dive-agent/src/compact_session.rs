@@ -111,7 +111,7 @@ impl Agent {
             .with_estimated_tokens(tokens_before)
             .with_tools(tools);
         request.instructions = instructions;
-        request.context_window = self.model().model_info().map(|m| m.context_window).filter(|w| *w > 0);
+        request.context_window = policy.context_window(&*self.model());
         let Some(window) = policy.apply(&request).await? else {
             return Ok(SessionCompaction::NothingToCompact);
         };

@@ -152,11 +152,11 @@ impl WireFormat for Messages {
         request: &ModelRequest,
         instructions: Option<&str>,
         call: &CallContext<'_>,
-    ) -> Result<Option<(String, Encoded<serde_json::Value>)>, ProviderError> {
+    ) -> Result<(String, Encoded<serde_json::Value>), ProviderError> {
         let mut call = *call;
         call.stream = false;
         let encoded = self.encode(request, &call)?;
-        Ok(Some(("/v1/messages?beta=true".to_owned(), compaction_body(&encoded, instructions)?)))
+        Ok(("/v1/messages?beta=true".to_owned(), compaction_body(&encoded, instructions)?))
     }
 
     fn decode_compaction(

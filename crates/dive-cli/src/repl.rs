@@ -369,9 +369,9 @@ impl Repl {
         }
     }
 
-    /// `/compact [instructions]`: the window compacted by the same strategy the engine
-    /// compacts with automatically (native, else a summary), the instructions added to its prompt, loaded skills kept
-    /// word for word; recorded as a compaction (the transcript keeps every message).
+    /// `/compact [instructions]`: the window compacted by the same strategy the engine compacts
+    /// with automatically (native, else a summary), the instructions added to its prompt, loaded
+    /// skills kept word for word; recorded as a compaction (the transcript keeps every message).
     async fn compact(&mut self, instructions: &str) {
         let policy = manual_compaction(Arc::clone(&self.setup.model.llm));
         let instructions = (!instructions.is_empty()).then(|| instructions.to_owned());

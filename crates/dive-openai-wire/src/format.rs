@@ -241,11 +241,14 @@ impl<A: Api, V: Send + Sync + 'static> WireFormat for Wire<A, V> {
         request: &ModelRequest,
         instructions: Option<&str>,
         call: &CallContext<'_>,
-    ) -> Result<Option<(String, Encoded<serde_json::Value>)>, ProviderError> {
-        let Some(path) = A::COMPACT_PATH.filter(|_| self.supports_compaction()) else { return Ok(None) };
+    ) -> Result<(String, Encoded<serde_json::Value>), ProviderError> {
+        let provider = self.profile.vendor.name;
+        let path = A::COMPACT_PATH
+            .filter(|_| self.supports_compaction())
+            .ok_or_else(|| dive_provider::no_native_compaction(provider))?;
         if instructions.is_some_and(|i| !i.trim().is_empty()) {
             tracing::warn!(
-                provider = self.profile.vendor.name,
+                provider,
                 "the compaction endpoint takes no summarising instructions; compacting without them"
             );
         }
@@ -254,12 +257,12 @@ impl<A: Api, V: Send + Sync + 'static> WireFormat for Wire<A, V> {
         let encoded = self.encode(request, &call)?;
         let body = serde_json::to_value(&encoded.body).map_err(|e| {
             ProviderError::new(
-                self.profile.vendor.name,
+                provider,
                 LlmErrorKind::InvalidRequest,
                 format!("request body does not serialize: {e}"),
             )
         })?;
-        Ok(Some((path.to_owned(), Encoded::new(A::compaction_body(body)))))
+        Ok((path.to_owned(), Encoded::new(A::compaction_body(body))))
     }
 
     fn decode_compaction(

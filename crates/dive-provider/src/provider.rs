@@ -22,7 +22,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
 use crate::{
     CallContext, Encoded, Events, Frame, ProviderBuilder, ProviderError, RetryPolicy, StreamMapper, Vendor,
-    WireFormat, check_status_with, open_stream, price,
+    WireFormat, check_status_with, no_native_compaction, open_stream, price,
 };
 
 /// An [`Llm`] over HTTP speaking wire format `W`. `Debug` never shows the key.
@@ -273,14 +273,10 @@ impl<W: WireFormat> HttpProvider<W> {
         request
             .refuse_undeclared(provider)
             .map_err(|e| ProviderError::new(provider, LlmErrorKind::InvalidRequest, e.message))?;
-        let Some((path, encoded)) = self.wire.encode_compaction(&request, instructions.as_deref(), &call)?
-        else {
-            return Err(ProviderError::new(
-                provider,
-                LlmErrorKind::Unsupported,
-                format!("{provider} has no native compaction; compact with a summary instead"),
-            ));
-        };
+        if !self.wire.supports_compaction() {
+            return Err(no_native_compaction(provider));
+        }
+        let (path, encoded) = self.wire.encode_compaction(&request, instructions.as_deref(), &call)?;
         let url = format!("{}{path}", self.base_url);
         let body = bytes::Bytes::from(serde_json::to_vec(&encoded.body).map_err(|e| {
             ProviderError::new(

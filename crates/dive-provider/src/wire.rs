@@ -247,37 +247,46 @@ pub trait WireFormat: Debug + Clone + Send + Sync + 'static {
     }
 
     /// The path and JSON body of a native compaction call over `request.messages`, with the
-    /// caller's summarising `instructions`; `None` (the default) when the API has none.
+    /// caller's summarising `instructions`. Called only when
+    /// [`supports_compaction`](WireFormat::supports_compaction) says so.
     ///
     /// # Errors
-    /// `InvalidRequest` for a request the compaction call cannot carry.
+    /// `InvalidRequest` for a request the compaction call cannot carry; the default is
+    /// [`no_native_compaction`].
     fn encode_compaction(
         &self,
         request: &ModelRequest,
         instructions: Option<&str>,
         call: &CallContext<'_>,
-    ) -> Result<Option<(String, Encoded<serde_json::Value>)>, ProviderError> {
+    ) -> Result<(String, Encoded<serde_json::Value>), ProviderError> {
         let _ = (request, instructions, call);
-        Ok(None)
+        Err(no_native_compaction(self.vendor().name))
     }
 
     /// Reads the answer of a native compaction call.
     ///
     /// # Errors
     /// `Decode` when the body is not the API's compaction answer; the default is
-    /// `Unsupported`.
+    /// [`no_native_compaction`].
     fn decode_compaction(
         &self,
         body: &[u8],
         call: &CallContext<'_>,
     ) -> Result<CompactedWindow, ProviderError> {
         let _ = (body, call);
-        Err(ProviderError::new(
-            self.vendor().name,
-            LlmErrorKind::Unsupported,
-            "this API has no native compaction",
-        ))
+        Err(no_native_compaction(self.vendor().name))
     }
+}
+
+/// The error of a compaction asked of a provider that has none (`Unsupported`, saying what to
+/// do instead).
+#[must_use]
+pub fn no_native_compaction(provider: &'static str) -> ProviderError {
+    ProviderError::new(
+        provider,
+        LlmErrorKind::Unsupported,
+        format!("{provider} has no native compaction; compact with a summary instead"),
+    )
 }
 
 /// A header value holding a secret: marked sensitive (never printed by reqwest or h2).

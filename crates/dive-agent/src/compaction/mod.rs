@@ -103,6 +103,12 @@ impl CompactionPolicy {
         self
     }
 
+    /// The context window compaction measures against: `model`'s, else
+    /// [`context_limit`](Self::context_limit)'s; `None` when neither is known.
+    pub(crate) fn context_window(&self, model: &dyn dive_core::Llm) -> Option<u64> {
+        model.model_info().map(|i| i.context_window).filter(|w| *w > 0).or(self.context_limit)
+    }
+
     /// The strategy.
     #[must_use]
     pub fn strategy(&self) -> &Arc<dyn CompactionStrategy> {
@@ -127,7 +133,7 @@ impl CompactionPolicy {
     }
 
     /// Puts back what a carry-over keeps and `compacted` lost, before the compacted messages.
-    pub(crate) fn carry(&self, before: &[Message], compacted: Vec<Message>) -> Vec<Message> {
+    fn carry(&self, before: &[Message], compacted: Vec<Message>) -> Vec<Message> {
         let kept: Vec<Message> = self
             .carry_over
             .iter()

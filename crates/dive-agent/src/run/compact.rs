@@ -59,7 +59,7 @@ impl Run {
         let Some(config) = self.agent.inner.compaction.clone() else {
             return self.call_model(tools, iteration, last_call).await;
         };
-        if let Some(window) = self.context_window(&config)
+        if let Some(window) = config.context_window(&*self.model)
             && self.estimated_context() as f64 > config.threshold * window as f64
         {
             self.compact(&config, CompactionTrigger::Auto, None, tools).await;
@@ -83,10 +83,6 @@ impl Run {
             self.compaction.counted = if reported == 0 { 0 } else { counted.min(self.working.len()) };
         }
         result
-    }
-
-    fn context_window(&self, config: &CompactionPolicy) -> Option<u64> {
-        self.model.model_info().map(|i| i.context_window).filter(|w| *w > 0).or(config.context_limit)
     }
 
     /// The last call's reported input, plus an estimate of what was added since, plus the
@@ -125,7 +121,7 @@ impl Run {
             .with_estimated_tokens(estimated)
             .with_tools(tools.definitions());
         request.instructions = instructions;
-        request.context_window = self.context_window(config);
+        request.context_window = config.context_window(&*self.model);
         let compacted = match config.apply(&request).await {
             Ok(Some(window)) => {
                 // What the compaction's own model calls cost is part of the turn's cost.
