@@ -68,13 +68,19 @@ pub(crate) async fn acquire(
 
 /// Runs `fut` with the held session marked as held by the current task, so nested invocations
 /// on it fail fast.
-pub(crate) async fn while_held<F: std::future::Future>(held: Option<&Held>, fut: F) -> F::Output {
+///
+/// A plain function returning either future, not an `async fn`: an `async fn` would keep
+/// `fut` and the future awaiting it side by side, doubling the size of every turn's future.
+pub(crate) fn while_held<F: std::future::Future>(
+    held: Option<&Held>,
+    fut: F,
+) -> futures_util::future::Either<F, tokio::task::futures::TaskLocalFuture<Vec<usize>, F>> {
     let Some(held) = held else {
-        return fut.await;
+        return futures_util::future::Either::Left(fut);
     };
     let mut ids = HELD.try_with(Clone::clone).unwrap_or_default();
     ids.push(held.identity);
-    HELD.scope(ids, fut).await
+    futures_util::future::Either::Right(HELD.scope(ids, fut))
 }
 
 #[cfg(test)]

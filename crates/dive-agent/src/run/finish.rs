@@ -15,7 +15,7 @@ use crate::error::{AgentError, TurnError, TurnFailure};
 use crate::texts::{TOOL_CALL_NOT_RUN_TEXT, incomplete_turn_reminder};
 
 impl Run {
-    pub(super) async fn finish(mut self, exit: Exit) -> Result<Response, AgentError> {
+    pub(super) async fn finish(&mut self, exit: Exit) -> Result<Response, AgentError> {
         let exit = self.end_of_turn_hooks(exit).await;
         let (reason, detail, failure, hook, suspension) = match exit {
             Exit::Completed => (OutcomeReason::Completed, None, None, None, None),

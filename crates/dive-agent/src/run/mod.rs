@@ -131,16 +131,23 @@ pub(crate) async fn run(
         Some(s) => Some(lock::acquire(s, options.cancel.as_ref(), options.session_wait).await?),
         None => None,
     };
-    lock::while_held(held.as_ref(), async move {
-        let run = Run::prepare(agent, options, session, stream).await?;
-        if run.partial_resume {
-            return run.finish_partial_resume().await;
-        }
-        if run.cancel_suspended {
-            return run.finish_cancelled_suspension().await;
-        }
-        run.execute().await
-    })
+    // The turn's state lives in one allocation, made here: every future above this one
+    // stays a few hundred bytes, so awaiting and moving it copies next to nothing. Inside,
+    // the run lives once and the rare resume paths are boxed so that their futures do not
+    // widen every turn's.
+    lock::while_held(
+        held.as_ref(),
+        Box::pin(async move {
+            let mut run = Run::prepare(agent, options, session, stream).await?;
+            if run.partial_resume {
+                return Box::pin(run.finish_partial_resume()).await;
+            }
+            if run.cancel_suspended {
+                return Box::pin(run.finish_cancelled_suspension()).await;
+            }
+            run.execute().await
+        }),
+    )
     .await
 }
 
@@ -157,7 +164,7 @@ impl Run {
     }
 
     /// Everything after the turn boundary; every path ends in [`finish`].
-    async fn execute(mut self) -> Result<Response, AgentError> {
+    async fn execute(&mut self) -> Result<Response, AgentError> {
         self.open_span();
         let exit = match self.begin().await {
             Some(exit) => exit,

@@ -106,7 +106,7 @@ impl Run {
 
     /// Closes a suspended turn as cancelled without calling the model: finished calls keep
     /// their results, pending calls are unknown; OnIncompleteTurn runs; no error is returned.
-    pub(super) async fn finish_cancelled_suspension(mut self) -> Result<Response, AgentError> {
+    pub(super) async fn finish_cancelled_suspension(&mut self) -> Result<Response, AgentError> {
         self.open_span();
         if let Some(work) = self.resume.take() {
             self.abandon_suspension(&work.state);
@@ -120,7 +120,7 @@ impl Run {
 
     /// A partial resume: the accepted results are saved into the suspension (still waiting
     /// for the rest) before their items are emitted. A failed save changes nothing.
-    pub(super) async fn finish_partial_resume(mut self) -> Result<Response, AgentError> {
+    pub(super) async fn finish_partial_resume(&mut self) -> Result<Response, AgentError> {
         let Some(work) = self.resume.take() else { return self.execute().await };
         let mut state = work.state;
         let (results, _abort) = self.accept(work.accepted).await;
