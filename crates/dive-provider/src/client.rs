@@ -1,14 +1,13 @@
 //! HTTP client construction: rustls with the ring provider (no process-global crypto
-//! provider is installed), a connect timeout and a per-read timeout that never cuts a long
-//! stream.
+//! provider is installed) and the platform's trust store (read at the first TLS handshake),
+//! a connect timeout and a per-read timeout that never cuts a long stream.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use dive_core::{LlmErrorKind, Secret};
-use rustls_platform_verifier::BuilderVerifierExt;
 
-use crate::ProviderError;
+use crate::{LazyPlatformVerifier, ProviderError};
 
 /// Transport settings shared by every provider.
 ///
@@ -60,8 +59,8 @@ impl HttpOptions {
         self
     }
 
-    /// Builds a reqwest client: rustls (ring, platform certificate verifier), HTTP/1.1 and
-    /// HTTP/2, these timeouts.
+    /// Builds a reqwest client: rustls (ring, platform certificate verifier loaded at the
+    /// first TLS handshake: [`LazyPlatformVerifier`]), HTTP/1.1 and HTTP/2, these timeouts.
     ///
     /// # Errors
     /// A [`ProviderError`] of kind `Other` when TLS or the client cannot be set up.
@@ -89,11 +88,12 @@ impl HttpOptions {
     pub fn client_builder(&self) -> Result<reqwest::ClientBuilder, ProviderError> {
         let setup = |message: String| ProviderError::new("http", LlmErrorKind::Other, message);
         let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let verifier = Arc::new(LazyPlatformVerifier::new(Arc::clone(&provider)));
         let mut tls = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .map_err(|e| setup(format!("TLS versions: {e}")))?
-            .with_platform_verifier()
-            .map_err(|e| setup(format!("TLS certificate verifier: {e}")))?
+            .dangerous()
+            .with_custom_certificate_verifier(verifier)
             .with_no_client_auth();
         tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
         Ok(reqwest::Client::builder()

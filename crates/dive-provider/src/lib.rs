@@ -40,6 +40,7 @@ mod provider;
 mod retry;
 mod sse;
 mod stream;
+mod tls;
 mod tools;
 mod vendor;
 mod wire;
@@ -48,6 +49,7 @@ pub use builder::ProviderBuilder;
 pub use events::{Events, price};
 pub use ndjson::{NdjsonLine, decode_ndjson, decode_ndjson_lines};
 pub use provider::HttpProvider;
+pub use tls::LazyPlatformVerifier;
 pub use tools::{EncodedTools, ToolCache};
 pub use vendor::Vendor;
 pub use wire::{

@@ -30,6 +30,19 @@ impl Run {
         turn
     }
 
+    /// The closing turn record: [`turn_record`](Self::turn_record), with the input moved out
+    /// of the run rather than copied and the call records read from the closing `outcome`.
+    pub(super) fn final_turn_record(&mut self, outcome: &dive_core::TurnOutcome) -> Turn {
+        let input = std::mem::take(&mut self.input);
+        let mut turn = Turn::new_at(self.turn_id.clone(), input, self.agent.inner.seams.now());
+        turn.messages.reserve(self.output.len());
+        turn.messages.extend(self.output.iter().cloned());
+        turn.usage = self.turn_usage();
+        turn.tool_calls.clone_from(&outcome.tool_calls);
+        turn.origin = self.origin.clone().or(turn.origin);
+        turn
+    }
+
     /// Records the turn as `running` when step checkpoints are on. A failed checkpoint stops
     /// the turn before the step it guards.
     pub(super) async fn checkpoint(&mut self, extra: Option<Message>) -> Option<Exit> {

@@ -23,7 +23,8 @@ impl Run {
             Exit::Stopped { reason, detail } => (reason, detail, None, None, None),
             Exit::Failed { reason, cause, hook } => (reason, None, Some(cause), hook, None),
         };
-        let mut outcome = TurnOutcome::new(reason.clone(), self.tool_records.clone());
+        // The run ends here: its call records and input move into the outcome and the turn.
+        let mut outcome = TurnOutcome::new(reason.clone(), std::mem::take(&mut self.tool_records));
         if let Some(detail) = detail.or_else(|| failure.as_ref().map(ToString::to_string)) {
             outcome = outcome.with_error(detail);
         }
@@ -43,8 +44,8 @@ impl Run {
             discard = self.close_incomplete(&mut outcome).await;
         }
 
-        let mut turn = self.turn_record(None);
-        turn.close_at(outcome.clone(), self.agent.inner.seams.now());
+        let mut turn = self.final_turn_record(&outcome);
+        turn.close_at(outcome, self.agent.inner.seams.now());
         if let Some(mut state) = suspension {
             state.turn_messages.clone_from(&turn.messages);
             state.input_count = turn.input_count;
@@ -220,8 +221,7 @@ impl Run {
             return None;
         }
         let timeout = self.agent.inner.save_timeout;
-        let record = turn.clone();
-        match tokio::time::timeout(timeout, self.write_turn(&record)).await {
+        match tokio::time::timeout(timeout, self.write_turn(turn)).await {
             Ok(Ok(revision)) => {
                 turn.revision = revision;
                 turn.persistence = Persistence::Saved;

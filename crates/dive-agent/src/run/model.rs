@@ -206,7 +206,7 @@ impl Run {
         let streaming = self.agent.inner.settings.streams(model.supports_streaming());
         // The model asked for is always named, so tracers and records see it from the start.
         let requested = request.model.get_or_insert_with(|| model.model().to_owned()).clone();
-        let mut record = ModelCallRecord::new(iteration, model.provider(), requested.clone());
+        let mut record = ModelCallRecord::new(iteration, model.provider(), requested);
         record.streamed = streaming;
         let chat = ChatStart::new(model.provider(), &request)
             .with_endpoint(model.endpoint())
@@ -232,8 +232,11 @@ impl Run {
         match result {
             Ok(response) => {
                 self.stream = None;
-                record.served_model =
-                    if response.model.is_empty() { requested } else { response.model.clone() };
+                record.served_model = if response.model.is_empty() {
+                    record.requested_model.clone()
+                } else {
+                    response.model.clone()
+                };
                 record.response_id.clone_from(&response.id);
                 record.stop_reason.clone_from(&response.stop_reason);
                 record.stop_kind = response.stop_kind();

@@ -63,8 +63,14 @@ impl StopKind {
 /// ```
 #[must_use]
 pub fn classify_stop_reason(raw: &str) -> StopKind {
-    let lower = raw.trim().to_ascii_lowercase();
-    match lower.as_str() {
+    let raw = raw.trim();
+    // Vendors send these in lower case; only another spelling pays for a copy.
+    let lower = if raw.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(raw.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(raw)
+    };
+    match lower.as_ref() {
         "end_turn" | "stop_sequence" | "stop" => StopKind::Finished,
         "tool_use" | "tool_calls" | "function_call" => StopKind::ToolUse,
         "max_tokens" | "length" | "max_output_tokens" => StopKind::OutputLimit,
