@@ -125,7 +125,7 @@ impl ProviderError {
             LlmErrorKind::Network
         };
         // reqwest's Display includes the URL, never headers: no key can leak here.
-        let message = error.to_string();
+        let message = with_root_cause(&error);
         Self::new(provider, kind, message).with_source(error)
     }
 
@@ -275,6 +275,23 @@ pub fn classify(status: Option<u16>, error_type: Option<&str>, message: &str) ->
         Some(s) if (500..600).contains(&s) => LlmErrorKind::Server,
         Some(s) if (400..500).contains(&s) => LlmErrorKind::InvalidRequest,
         _ => LlmErrorKind::Other,
+    }
+}
+
+/// reqwest's message with the innermost cause of the failure appended (a refused connection,
+/// a TLS verdict such as a missing trust store), which reqwest's own message leaves to the
+/// source chain.
+fn with_root_cause(error: &reqwest::Error) -> String {
+    let top = error.to_string();
+    let mut root: Option<&(dyn std::error::Error + 'static)> = None;
+    let mut next = std::error::Error::source(error);
+    while let Some(cause) = next {
+        root = Some(cause);
+        next = cause.source();
+    }
+    match root.map(ToString::to_string) {
+        Some(cause) if !cause.is_empty() && !top.contains(&cause) => format!("{top}: {cause}"),
+        _ => top,
     }
 }
 

@@ -76,6 +76,23 @@ async fn run_retries_until_success_and_the_hook_sees_each_retry() {
 }
 
 #[tokio::test]
+async fn a_transport_error_names_its_root_cause() {
+    // A port that was just bound and released: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let client = HttpOptions::default().build_client().unwrap();
+    let error = client.post(format!("http://127.0.0.1:{port}/v1")).send().await.unwrap_err();
+    let plain = error.to_string();
+    let err = dive_provider::ProviderError::transport("demo", error);
+    assert_eq!(err.kind, LlmErrorKind::Network);
+    assert!(err.message.starts_with(&plain), "reqwest's message comes first: {}", err.message);
+    assert!(
+        err.message.to_ascii_lowercase().contains("refused"),
+        "the refused connection is named, not only 'error sending request': {}",
+        err.message
+    );
+}
+
+#[tokio::test]
 async fn sse_over_a_real_body_skips_comments_and_handles_crlf() {
     let server = MockServer::start().await;
     let body = ": keep-alive\r\n\r\nevent: a\r\ndata: {\"n\":1}\r\n\r\ndata: line1\ndata: line2\n\n";
