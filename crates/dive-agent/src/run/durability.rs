@@ -21,12 +21,8 @@ impl Run {
     /// The turn as it stands: input, output (plus `extra`, e.g. the results a batch has so
     /// far), usage and call states.
     pub(super) fn turn_record(&self, extra: Option<Message>) -> Turn {
-        let mut turn = Turn::new_at(self.turn_id.clone(), self.input.clone(), self.agent.inner.seams.now());
-        turn.messages.extend(self.output.iter().cloned());
+        let mut turn = self.record_of(self.input.clone(), self.tool_records.clone());
         turn.messages.extend(extra);
-        turn.usage = self.turn_usage();
-        turn.tool_calls = self.tool_records.clone();
-        turn.origin = self.origin.clone().or(turn.origin);
         turn
     }
 
@@ -34,11 +30,15 @@ impl Run {
     /// of the run rather than copied and the call records read from the closing `outcome`.
     pub(super) fn final_turn_record(&mut self, outcome: &dive_core::TurnOutcome) -> Turn {
         let input = std::mem::take(&mut self.input);
+        self.record_of(input, outcome.tool_calls.clone())
+    }
+
+    /// A turn record of `input`, the run's output and usage, and `tool_calls`.
+    fn record_of(&self, input: Vec<Message>, tool_calls: Vec<ToolCallRecord>) -> Turn {
         let mut turn = Turn::new_at(self.turn_id.clone(), input, self.agent.inner.seams.now());
-        turn.messages.reserve(self.output.len());
         turn.messages.extend(self.output.iter().cloned());
         turn.usage = self.turn_usage();
-        turn.tool_calls.clone_from(&outcome.tool_calls);
+        turn.tool_calls = tool_calls;
         turn.origin = self.origin.clone().or(turn.origin);
         turn
     }
