@@ -17,18 +17,21 @@ use crate::stream::body_read_error;
 
 mod exact;
 mod framer;
+mod name;
 #[cfg(test)]
 mod tests;
 
 pub use exact::{ExactJson, ExactStr};
 use framer::{Framer, MAX_EVENT_BYTES};
+pub use name::EventName;
 
 /// One server-sent event.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct SseEvent {
-    /// The `event:` name (`message` when the server sent none).
-    pub event: String,
+    /// The `event:` name (`message` when the server sent none), shared with the other events
+    /// of the stream that bear it.
+    pub event: EventName,
     /// The `data:` lines joined with `\n`.
     pub data: String,
     /// The last event ID: set by an `id:` field, it stays until the next one changes it.

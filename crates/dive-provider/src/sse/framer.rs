@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use memchr::{memchr, memchr2};
 
-use super::SseEvent;
+use super::{EventName, SseEvent};
 
 /// The UTF-8 byte order mark, ignored once at the start of the stream.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -32,8 +32,12 @@ pub(crate) struct Framer {
     first_line: bool,
     /// The data buffer: each `data` value followed by LF.
     data: Vec<u8>,
-    /// The event type buffer.
-    event_type: String,
+    /// The event type buffer (`None`: empty).
+    event_type: Option<EventName>,
+    /// The last name an `event:` field gave: the next event of that name shares it.
+    last_name: EventName,
+    /// `message`, the name of an event without one.
+    message: EventName,
     /// The last event ID buffer; it outlives the event that set it.
     last_id: String,
     /// The reconnection time the last valid `retry` field set.
@@ -47,7 +51,9 @@ impl Default for Framer {
             after_cr: false,
             first_line: true,
             data: Vec::new(),
-            event_type: String::new(),
+            event_type: None,
+            last_name: EventName::default(),
+            message: EventName::from("message"),
             last_id: String::new(),
             retry: None,
         }
@@ -125,7 +131,7 @@ impl Framer {
                 self.data.extend_from_slice(value);
                 self.data.push(b'\n');
             }
-            b"event" => self.event_type = text(value),
+            b"event" => self.event_type = self.name(value),
             b"id" if !value.contains(&0) => self.last_id = text(value),
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
                 // Digits only, so the text is ASCII; a value past u64 milliseconds is ignored.
@@ -137,10 +143,22 @@ impl Framer {
         }
     }
 
+    /// The event type an `event:` field sets: the last name again when it is the same (shared,
+    /// not allocated), `None` for an empty one.
+    fn name(&mut self, value: &[u8]) -> Option<EventName> {
+        if value.is_empty() {
+            return None;
+        }
+        if value != self.last_name.as_bytes() {
+            self.last_name = EventName::from(String::from_utf8_lossy(value).as_ref());
+        }
+        Some(self.last_name.clone())
+    }
+
     /// A blank line: dispatch the event if it has data, and reset the buffers either way.
     fn dispatch(&mut self, out: &mut VecDeque<SseEvent>) {
         if self.data.is_empty() {
-            self.event_type.clear();
+            self.event_type = None;
             return;
         }
         self.data.pop(); // the LF after the last data line
@@ -150,11 +168,7 @@ impl Framer {
         let data = std::mem::replace(&mut self.data, Vec::with_capacity(keep));
         let data =
             String::from_utf8(data).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        let event = if self.event_type.is_empty() {
-            "message".to_owned()
-        } else {
-            std::mem::take(&mut self.event_type)
-        };
+        let event = self.event_type.take().unwrap_or_else(|| self.message.clone());
         out.push_back(SseEvent { event, data, id: self.last_id.clone(), retry: self.retry });
     }
 }

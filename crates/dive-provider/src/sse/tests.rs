@@ -205,3 +205,15 @@ fn an_event_larger_than_the_limit_is_refused() {
     }
     assert!(refused && out.is_empty());
 }
+
+#[test]
+fn events_of_one_name_share_it_and_a_new_name_replaces_it() {
+    let events = spec(&[
+        b"event: delta\ndata: 1\n\nevent: delta\ndata: 2\n\nevent: stop\ndata: 3\n\n",
+        b"data: 4\n\nevent:\ndata: 5\n\n",
+    ]);
+    let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
+    assert_eq!(names, ["delta", "delta", "stop", "message", "message"]);
+    assert!(std::ptr::eq(events[0].event.as_str(), events[1].event.as_str()), "the repeated name is shared");
+    assert!(std::ptr::eq(events[3].event.as_str(), events[4].event.as_str()), "`message` is shared");
+}
