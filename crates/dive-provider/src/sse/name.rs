@@ -1,6 +1,7 @@
 //! [`EventName`]: an SSE event's type, shared instead of copied. A stream names most of its
-//! events with a few names (`content_block_delta` thousands of times), so the framer keeps the
-//! last name and hands each event a reference to it: no allocation per event.
+//! events with a few names (`content_block_delta` thousands of times in a row), so the framer
+//! keeps the last name and hands the next event of the same name a reference to it: a name is
+//! allocated only when it differs from the one before.
 
 use std::borrow::Borrow;
 use std::fmt;
