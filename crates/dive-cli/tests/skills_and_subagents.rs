@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use common::{MockApi, Reply, dirs, request_text, stderr_of, stdout_of, trust};
+use dive_test::process::gone_within;
 use serde_json::{Value, json};
 
 fn write(path: &Path, text: &str) {
@@ -135,10 +136,6 @@ fn run_unattended(api: &MockApi, sessions: &Path, workspace: &Path, prompt: &str
         .unwrap()
 }
 
-fn alive(pid: i32) -> bool {
-    !dive_test::process::is_gone(pid)
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn task_stop_kills_a_running_monitor_and_the_processes_it_started() {
     let (sessions, workspace) = dirs();
@@ -159,10 +156,7 @@ async fn task_stop_kills_a_running_monitor_and_the_processes_it_started() {
             // After TaskStop, the grandchild is gone (while dive still runs).
             2 => {
                 let pid = read_pid().expect("the grandchild's pid");
-                while alive(pid) && Instant::now() < deadline {
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                gone.store(!alive(pid), Ordering::SeqCst);
+                gone.store(gone_within(pid, Duration::from_secs(20)), Ordering::SeqCst);
             }
             _ => {}
         }
@@ -205,11 +199,7 @@ async fn background_commands_do_not_outlive_dive() {
     let out = run_unattended(&api, sessions.path(), workspace.path(), "start it");
     assert!(out.status.success(), "{}", stderr_of(&out));
     let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while alive(pid) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(!alive(pid), "a background command outlived dive");
+    assert!(gone_within(pid, Duration::from_secs(10)), "a background command outlived dive");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -14,11 +14,19 @@ pub fn is_gone(pid: i32) -> bool {
 
 /// Whether `pid` is gone within `limit` (a SIGKILL is delivered asynchronously), checking
 /// every 10 ms.
+///
+/// The first sight of the process gone decides: once it is reaped its pid is free, and on a
+/// busy machine another process may take it at once, so a second look could see a stranger.
 #[must_use]
 pub fn gone_within(pid: i32, limit: Duration) -> bool {
     let deadline = Instant::now() + limit;
-    while !is_gone(pid) && Instant::now() < deadline {
+    loop {
+        if is_gone(pid) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
         std::thread::sleep(Duration::from_millis(10));
     }
-    is_gone(pid)
 }

@@ -71,7 +71,6 @@ impl BashTool {
     }
 }
 
-/// Kills a process group when dropped (timeouts, hard cancellation, normal exit).
 /// Output gathered from stdout and stderr in arrival order, capped in bytes.
 #[derive(Default)]
 struct Collected {

@@ -18,7 +18,7 @@ fn setup() -> (tempfile::TempDir, Workspace) {
     (dir, ws)
 }
 
-use dive_test::process::is_gone as is_dead;
+use dive_test::process::{gone_within, is_gone as is_dead};
 
 #[tokio::test]
 async fn merges_output_and_reports_exit_codes() {
@@ -69,13 +69,7 @@ async fn timeout_kills_children_and_grandchildren() {
     assert!(out.is_error && out.text_content().contains("timed out after 500 ms"), "{}", out.text_content());
     for name in ["child.pid", "grandchild.pid"] {
         let pid: i32 = std::fs::read_to_string(dir.path().join(name)).unwrap().trim().parse().unwrap();
-        // SIGKILL is delivered synchronously to the group; reaping by init may lag, so wait
-        // for the state change itself (bounded).
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !is_dead(pid) && Instant::now() < deadline {
-            std::thread::yield_now();
-        }
-        assert!(is_dead(pid), "{name} {pid} survived the timeout");
+        assert!(gone_within(pid, Duration::from_secs(10)), "{name} {pid} survived the timeout");
     }
 }
 
@@ -88,11 +82,7 @@ async fn background_leftovers_are_killed_when_the_command_returns() {
     assert_eq!(out.text_content(), "started\n");
     assert!(started.elapsed() < Duration::from_secs(20), "did not wait for the background sleep");
     let pid: i32 = std::fs::read_to_string(dir.path().join("bg.pid")).unwrap().trim().parse().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !is_dead(pid) && Instant::now() < deadline {
-        std::thread::yield_now();
-    }
-    assert!(is_dead(pid));
+    assert!(gone_within(pid, Duration::from_secs(10)), "the background sleep outlived the command");
 }
 
 #[tokio::test]
@@ -115,9 +105,5 @@ async fn dropping_the_call_kills_the_tree() {
     assert!(!is_dead(pid));
     task.abort();
     assert!(task.await.unwrap_err().is_cancelled());
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !is_dead(pid) && Instant::now() < deadline {
-        std::thread::yield_now();
-    }
-    assert!(is_dead(pid), "the grandchild outlived the dropped call");
+    assert!(gone_within(pid, Duration::from_secs(10)), "the grandchild outlived the dropped call");
 }
