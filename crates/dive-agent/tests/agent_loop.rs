@@ -329,10 +329,10 @@ async fn a_provider_error_before_streaming_is_provider_error() {
 
 #[tokio::test]
 async fn an_interrupted_stream_keeps_finished_text_and_reports_stream_interrupted() {
-    let start = StreamEvent::MessageStart { message: ModelResponse::default() };
+    let start = StreamEvent::message_start(ModelResponse::default());
     let model = ScriptedModel::from_steps([ScriptStep::Events(vec![
         Ok(start),
-        Ok(StreamEvent::ContentBlockStart { index: 0, content_block: dive_core::Content::text("") }),
+        Ok(StreamEvent::block_start(0, dive_core::Content::text(""))),
         Ok(StreamEvent::ContentBlockDelta {
             index: 0,
             delta: ContentDelta::TextDelta { text: "partial ans".into() },
@@ -346,9 +346,9 @@ async fn an_interrupted_stream_keeps_finished_text_and_reports_stream_interrupte
     let response = err.into_response().unwrap();
     assert_eq!(response.output_messages[0].text(), "partial ans");
 
-    let model = ScriptedModel::from_steps([ScriptStep::Events(vec![Ok(StreamEvent::MessageStart {
-        message: ModelResponse::default(),
-    })])])
+    let model = ScriptedModel::from_steps([ScriptStep::Events(vec![Ok(StreamEvent::message_start(
+        ModelResponse::default(),
+    ))])])
     .streaming();
     let err = agent_with(&model).build().unwrap().run("go").await.unwrap_err();
     assert_eq!(err.reason(), Some(&OutcomeReason::StreamInterrupted), "a stream without its final event");

@@ -85,22 +85,19 @@ async fn a_plain_pre_generation_error_ends_the_turn_as_error() {
 async fn partial_text_can_be_dropped_and_half_streamed_calls_always_are() {
     let steps = || {
         ScriptStep::Events(vec![
-            Ok(StreamEvent::MessageStart { message: ModelResponse::default() }),
-            Ok(StreamEvent::ContentBlockStart { index: 0, content_block: Content::text("") }),
+            Ok(StreamEvent::message_start(ModelResponse::default())),
+            Ok(StreamEvent::block_start(0, Content::text(""))),
             Ok(StreamEvent::ContentBlockDelta {
                 index: 0,
                 delta: ContentDelta::TextDelta { text: "Let me".into() },
             }),
             Ok(StreamEvent::ContentBlockStop { index: 0 }),
-            Ok(StreamEvent::ContentBlockStart { index: 1, content_block: Content::text("") }),
+            Ok(StreamEvent::block_start(1, Content::text(""))),
             Ok(StreamEvent::ContentBlockDelta {
                 index: 1,
                 delta: ContentDelta::TextDelta { text: "half".into() },
             }),
-            Ok(StreamEvent::ContentBlockStart {
-                index: 2,
-                content_block: Content::tool_use("c1", "echo", json!({})),
-            }),
+            Ok(StreamEvent::block_start(2, Content::tool_use("c1", "echo", json!({})))),
             Err(LlmError::new(LlmErrorKind::Network, "reset")),
         ])
     };

@@ -193,14 +193,14 @@ fn map_json(event: &SseEvent) -> Result<Mapped, ProviderError> {
             let report = message.get_mut("usage").map(|u| decode_usage(&u.take())).unwrap_or_default();
             let mut message = decode_message(message);
             message.usage = Usage::default();
-            return Ok(Mapped::Start(StreamEvent::MessageStart { message }, report));
+            return Ok(Mapped::Start(StreamEvent::message_start(message), report));
         }
         "content_block_start" => {
             let index = index(&data)?;
             let block = data.get_mut("content_block").map(Value::take).unwrap_or_default();
             return Ok(match decode_block(block) {
                 Content::Unknown(u) => Mapped::HeldStart { index, raw: u.raw },
-                content_block => Mapped::Event(StreamEvent::ContentBlockStart { index, content_block }),
+                content_block => Mapped::Event(StreamEvent::block_start(index, content_block)),
             });
         }
         "content_block_delta" => {
@@ -219,7 +219,7 @@ fn map_json(event: &SseEvent) -> Result<Mapped, ProviderError> {
                         .cloned()
                         .and_then(|c| serde_json::from_value(c).ok())
                         .ok_or_else(|| decode_error("citations_delta without a citation".into()))?;
-                    ContentDelta::CitationsDelta { citation }
+                    ContentDelta::CitationsDelta { citation: Box::new(citation) }
                 }
                 _ => return Ok(Mapped::RawDelta { index }),
             };
@@ -249,12 +249,11 @@ pub fn map_event(event: &SseEvent) -> Result<Option<StreamEvent>, ProviderError>
             Some(e)
         }
         Mapped::Delta(delta, report) => {
-            Some(StreamEvent::MessageDelta { delta, usage: report.map(|r| billed(&r.to_usage())) })
+            Some(StreamEvent::message_delta(delta, report.map(|r| billed(&r.to_usage()))))
         }
-        Mapped::HeldStart { index, raw } => Some(StreamEvent::ContentBlockStart {
-            index,
-            content_block: Content::Unknown(UnknownContent::from_raw(raw)),
-        }),
+        Mapped::HeldStart { index, raw } => {
+            Some(StreamEvent::block_start(index, Content::Unknown(UnknownContent::from_raw(raw))))
+        }
         Mapped::RawDelta { index } => {
             tracing::debug!(index, "skipping a delta of a type this version does not model");
             None
@@ -377,7 +376,7 @@ impl StreamMapper for MessagesMapper {
             Mapped::Event(StreamEvent::ContentBlockStop { index }) => {
                 if let Some(pos) = self.held.iter().position(|h| h.index == index) {
                     let content_block = self.held.remove(pos).into_block();
-                    out.push_back(StreamEvent::ContentBlockStart { index, content_block });
+                    out.push_back(StreamEvent::block_start(index, content_block));
                 }
                 StreamEvent::ContentBlockStop { index }
             }
@@ -391,7 +390,7 @@ impl StreamMapper for MessagesMapper {
             }
             Mapped::Delta(delta, report) => {
                 let usage = report.map(|r| self.snapshot(&r));
-                StreamEvent::MessageDelta { delta, usage }
+                StreamEvent::message_delta(delta, usage)
             }
             Mapped::HeldStart { index, raw } => {
                 self.held.push(Held { index, raw, partial_json: String::new() });

@@ -10,11 +10,8 @@ use std::hint::black_box;
 const DELTAS: usize = 10_000;
 
 fn stream() -> Vec<StreamEvent> {
-    let mut events = vec![StreamEvent::MessageStart { message: ModelResponse::default() }];
-    events.push(StreamEvent::ContentBlockStart {
-        index: 0,
-        content_block: Content::Text(TextContent::new("")),
-    });
+    let mut events = vec![StreamEvent::message_start(ModelResponse::default())];
+    events.push(StreamEvent::block_start(0, Content::Text(TextContent::new(""))));
     for i in 0..DELTAS / 2 {
         events.push(StreamEvent::ContentBlockDelta {
             index: 0,
@@ -22,10 +19,10 @@ fn stream() -> Vec<StreamEvent> {
         });
     }
     events.push(StreamEvent::ContentBlockStop { index: 0 });
-    events.push(StreamEvent::ContentBlockStart {
-        index: 1,
-        content_block: Content::ToolUse(ToolUse::new("call_1", "write", serde_json::json!({}))),
-    });
+    events.push(StreamEvent::block_start(
+        1,
+        Content::ToolUse(ToolUse::new("call_1", "write", serde_json::json!({}))),
+    ));
     events.push(StreamEvent::ContentBlockDelta {
         index: 1,
         delta: ContentDelta::InputJsonDelta { partial_json: "{\"text\":\"".into() },
@@ -41,10 +38,10 @@ fn stream() -> Vec<StreamEvent> {
         delta: ContentDelta::InputJsonDelta { partial_json: "\"}".into() },
     });
     events.push(StreamEvent::ContentBlockStop { index: 1 });
-    events.push(StreamEvent::MessageDelta {
-        delta: MessageDelta::stop("tool_use"),
-        usage: Some(Usage::new(10, DELTAS as u64)),
-    });
+    events.push(StreamEvent::message_delta(
+        MessageDelta::stop("tool_use"),
+        Some(Usage::new(10, DELTAS as u64)),
+    ));
     events.push(StreamEvent::MessageStop);
     events
 }

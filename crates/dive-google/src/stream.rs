@@ -104,7 +104,7 @@ impl ChunkDecoder {
         let index = self.next_index;
         self.next_index += 1;
         self.texts.push(if let Content::Text(t) = &block { Some(t.text.clone()) } else { None });
-        out.push_back(StreamEvent::ContentBlockStart { index, content_block: block });
+        out.push_back(StreamEvent::block_start(index, block));
         index
     }
 
@@ -115,7 +115,7 @@ impl ChunkDecoder {
         for (index, citation) in grounding_citations(grounding, &blocks) {
             out.push_back(StreamEvent::ContentBlockDelta {
                 index,
-                delta: ContentDelta::CitationsDelta { citation },
+                delta: ContentDelta::CitationsDelta { citation: Box::new(citation) },
             });
         }
     }
@@ -190,7 +190,7 @@ impl ChunkDecoder {
             message.id = v.response_id.take().map(String::from).unwrap_or_default();
             message.model = v.model_version.take().map(String::from).unwrap_or_default();
             self.ids.set_response_id(&message.id);
-            out.push_back(StreamEvent::MessageStart { message });
+            out.push_back(StreamEvent::message_start(message));
         }
         // Each chunk's usageMetadata is the call's whole usage so far (proto3 JSON leaves zero
         // counts out), and a later one may be lower (the last chunk's prompt count is the
@@ -214,12 +214,12 @@ impl ChunkDecoder {
             let mut delta = MessageDelta::stop(reason);
             delta.stop_details = details;
             delta.metadata = self.metadata.clone();
-            out.push_back(StreamEvent::MessageDelta { delta, usage: Some(self.usage.clone()) });
+            out.push_back(StreamEvent::message_delta(delta, Some(self.usage.clone())));
         } else if self.stopped && (v.usage_metadata.is_some() || !late.is_empty()) {
             // Usage (or metadata) that trails the finish reason.
             let mut delta = MessageDelta::default();
             delta.metadata = late;
-            out.push_back(StreamEvent::MessageDelta { delta, usage: Some(self.usage.clone()) });
+            out.push_back(StreamEvent::message_delta(delta, Some(self.usage.clone())));
         }
         Ok(())
     }

@@ -98,7 +98,7 @@ fn a_nameless_call_with_arguments_is_a_typed_error() {
     assert!(error.message.contains("without a function name"), "{}", error.message);
     assert!(!events.iter().any(|e| matches!(
         e,
-        dive_core::StreamEvent::ContentBlockStart { content_block: Content::ToolUse(_), .. }
+        dive_core::StreamEvent::ContentBlockStart { content_block, .. } if matches!(**content_block, Content::ToolUse(_))
     )));
     assert_eq!(stream.into_partial_response(false).tool_uses().count(), 0);
 }

@@ -81,7 +81,7 @@ impl ChatMapper {
                 Kind::Text => Content::text(""),
                 Kind::Thinking => Content::Thinking(ThinkingContent::new("", None)),
             };
-            out.push_back(StreamEvent::ContentBlockStart { index, content_block });
+            out.push_back(StreamEvent::block_start(index, content_block));
             self.open = Some((index, kind));
         }
         let index = self.next_index - 1;
@@ -116,7 +116,7 @@ impl StreamMapper for ChatMapper {
             self.started = true;
             let mut message = ModelResponse::default();
             message.model = line.model.as_deref().unwrap_or_default().to_owned();
-            out.push_back(StreamEvent::MessageStart { message });
+            out.push_back(StreamEvent::message_start(message));
         }
         let done = line.is_done();
         let usage = decode_usage(&line);
@@ -140,10 +140,7 @@ impl StreamMapper for ChatMapper {
                 start.input = Value::Object(serde_json::Map::new());
                 let index = self.next_index;
                 self.next_index += 1;
-                out.push_back(StreamEvent::ContentBlockStart {
-                    index,
-                    content_block: Content::ToolUse(start),
-                });
+                out.push_back(StreamEvent::block_start(index, Content::ToolUse(start)));
                 out.push_back(StreamEvent::ContentBlockDelta {
                     index,
                     delta: ContentDelta::InputJsonDelta { partial_json },
@@ -157,10 +154,7 @@ impl StreamMapper for ChatMapper {
             self.segments(held, out);
             self.close(out);
             let reason = stop_reason(done_reason.as_deref(), self.called_tools);
-            out.push_back(StreamEvent::MessageDelta {
-                delta: MessageDelta::stop(reason),
-                usage: Some(usage),
-            });
+            out.push_back(StreamEvent::message_delta(MessageDelta::stop(reason), Some(usage)));
             out.push_back(StreamEvent::MessageStop);
         }
         Ok(())

@@ -65,8 +65,8 @@ impl StreamMapper for ToyMapper {
         }
         if !self.started {
             self.started = true;
-            out.push_back(StreamEvent::MessageStart { message: ModelResponse::default() });
-            out.push_back(StreamEvent::ContentBlockStart { index: 0, content_block: Content::text("") });
+            out.push_back(StreamEvent::message_start(ModelResponse::default()));
+            out.push_back(StreamEvent::block_start(0, Content::text("")));
         }
         if let Some(text) = line["text"].as_str() {
             let delta = ContentDelta::TextDelta { text: text.to_owned() };
@@ -77,7 +77,7 @@ impl StreamMapper for ToyMapper {
             let mut delta = MessageDelta::default();
             delta.stop_reason = Some("stop".into());
             out.push_back(StreamEvent::ContentBlockStop { index: 0 });
-            out.push_back(StreamEvent::MessageDelta { delta, usage: Some(usage(&line)) });
+            out.push_back(StreamEvent::message_delta(delta, Some(usage(&line))));
         }
         Ok(())
     }

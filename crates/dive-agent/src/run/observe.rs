@@ -111,8 +111,10 @@ impl ThinkingWatch {
     /// The thinking block this event completes, if it completes one.
     pub(super) fn see(&mut self, event: &StreamEvent) -> Option<ThinkingContent> {
         match event {
-            StreamEvent::ContentBlockStart { index, content_block: Content::Thinking(block) } => {
-                self.open.push((*index, block.clone()));
+            StreamEvent::ContentBlockStart { index, content_block } => {
+                if let Content::Thinking(block) = &**content_block {
+                    self.open.push((*index, block.clone()));
+                }
                 None
             }
             StreamEvent::ContentBlockDelta { index, delta } => {

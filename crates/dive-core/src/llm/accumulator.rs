@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::event::{ContentDelta, StreamEvent};
 use super::response::ModelResponse;
-use crate::message::Content;
+use crate::message::{Citation, Content};
 
 /// An event the accumulator cannot apply.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -99,7 +99,7 @@ impl ResponseAccumulator {
             }
             StreamEvent::ContentBlockStart { index, content_block } => {
                 self.started = true;
-                let slot = Slot::new(*index, content_block.clone(), false);
+                let slot = Slot::new(*index, Content::clone(content_block), false);
                 match self.position(*index) {
                     Some(pos) => self.slots[pos] = slot,
                     None => self.slots.push(slot),
@@ -127,7 +127,7 @@ impl ResponseAccumulator {
                     self.response.metadata.insert(k.clone(), v.clone());
                 }
                 if let Some(usage) = usage {
-                    self.response.usage.clone_from(usage);
+                    self.response.usage.clone_from(&**usage);
                 }
             }
             StreamEvent::MessageStop => self.complete = true,
@@ -251,7 +251,7 @@ impl Slot {
                 t.signature.get_or_insert_with(String::new).push_str(signature);
             }
             (ContentDelta::CitationsDelta { citation }, Content::Text(t)) => {
-                t.citations.push(citation.clone())
+                t.citations.push(Citation::clone(citation))
             }
             (ContentDelta::MetadataDelta { metadata }, block) => {
                 let target = match block {
@@ -320,7 +320,7 @@ mod tests {
     use serde_json::json;
 
     fn start_text(index: usize) -> StreamEvent {
-        StreamEvent::ContentBlockStart { index, content_block: Content::Text(TextContent::new("")) }
+        StreamEvent::block_start(index, Content::Text(TextContent::new("")))
     }
 
     #[test]
@@ -338,12 +338,12 @@ mod tests {
     fn usage_snapshots_are_not_double_counted() {
         let mut acc = ResponseAccumulator::new();
         let start = ModelResponse::default().with_usage(Usage::new(100, 1));
-        acc.add(&StreamEvent::MessageStart { message: start }).unwrap();
+        acc.add(&StreamEvent::message_start(start)).unwrap();
         for out in [10, 20] {
-            acc.add(&StreamEvent::MessageDelta {
-                delta: MessageDelta::default(),
-                usage: Some(Usage { input_tokens: 100, output_tokens: out, ..Usage::default() }),
-            })
+            acc.add(&StreamEvent::message_delta(
+                MessageDelta::default(),
+                Some(Usage { input_tokens: 100, output_tokens: out, ..Usage::default() }),
+            ))
             .unwrap();
         }
         let r = acc.into_response();
@@ -356,14 +356,10 @@ mod tests {
         // usage no longer counts: the final one is the call's usage, not the field-wise max.
         let mut acc = ResponseAccumulator::new();
         let start = ModelResponse::default().with_usage(Usage::new(30, 1).with_cache(5_000, 0));
-        acc.add(&StreamEvent::MessageStart { message: start }).unwrap();
+        acc.add(&StreamEvent::message_start(start)).unwrap();
         let last = Usage::new(28, 8);
-        acc.add(&StreamEvent::MessageDelta {
-            delta: MessageDelta::stop("end_turn"),
-            usage: Some(last.clone()),
-        })
-        .unwrap();
-        acc.add(&StreamEvent::MessageDelta { delta: MessageDelta::default(), usage: None }).unwrap();
+        acc.add(&StreamEvent::message_delta(MessageDelta::stop("end_turn"), Some(last.clone()))).unwrap();
+        acc.add(&StreamEvent::message_delta(MessageDelta::default(), None)).unwrap();
         assert_eq!(acc.into_response().usage, last);
     }
 
@@ -372,10 +368,10 @@ mod tests {
         let mut acc = ResponseAccumulator::new();
         let mut start = ModelResponse::default();
         start.metadata.insert("a".into(), json!(1));
-        acc.add(&StreamEvent::MessageStart { message: start }).unwrap();
+        acc.add(&StreamEvent::message_start(start)).unwrap();
         let mut delta = MessageDelta::stop("stop");
         delta.metadata.insert("groundingMetadata".into(), json!({"webSearchQueries": ["q"]}));
-        acc.add(&StreamEvent::MessageDelta { delta, usage: None }).unwrap();
+        acc.add(&StreamEvent::message_delta(delta, None)).unwrap();
         let r = acc.into_response();
         assert_eq!(r.metadata["a"], 1);
         assert_eq!(r.metadata["groundingMetadata"]["webSearchQueries"][0], "q");
@@ -386,11 +382,7 @@ mod tests {
         let mut acc = ResponseAccumulator::new();
         acc.add(&start_text(0)).unwrap();
         acc.add(&StreamEvent::ContentBlockStop { index: 0 }).unwrap();
-        acc.add(&StreamEvent::ContentBlockStart {
-            index: 1,
-            content_block: Content::ToolUse(ToolUse::new("c1", "t", json!({}))),
-        })
-        .unwrap();
+        acc.add(&StreamEvent::block_start(1, Content::ToolUse(ToolUse::new("c1", "t", json!({}))))).unwrap();
         acc.add(&StreamEvent::ContentBlockDelta {
             index: 1,
             delta: ContentDelta::InputJsonDelta { partial_json: "{\"a\":".into() },
@@ -426,11 +418,7 @@ mod tests {
             delta: ContentDelta::TextDelta { text: "half an ans".into() },
         })
         .unwrap();
-        acc.add(&StreamEvent::ContentBlockStart {
-            index: 1,
-            content_block: Content::ToolUse(ToolUse::new("c1", "t", json!({}))),
-        })
-        .unwrap();
+        acc.add(&StreamEvent::block_start(1, Content::ToolUse(ToolUse::new("c1", "t", json!({}))))).unwrap();
         let kept = acc.clone().into_partial_response(true);
         assert_eq!(kept.content.len(), 1);
         assert_eq!(kept.content[0].as_text(), Some("half an ans"));
@@ -445,11 +433,7 @@ mod tests {
             acc.add(&StreamEvent::ContentBlockDelta { index: 3, delta: delta.clone() }),
             Err(AccumulateError::UnknownBlock { index: 3 })
         );
-        acc.add(&StreamEvent::ContentBlockStart {
-            index: 0,
-            content_block: Content::ToolUse(ToolUse::new("c", "t", json!({}))),
-        })
-        .unwrap();
+        acc.add(&StreamEvent::block_start(0, Content::ToolUse(ToolUse::new("c", "t", json!({}))))).unwrap();
         assert!(matches!(
             acc.add(&StreamEvent::ContentBlockDelta { index: 0, delta }),
             Err(AccumulateError::DeltaMismatch { .. })

@@ -13,6 +13,23 @@ use super::usage::Usage;
 use crate::message::{Citation, Content};
 
 /// One streaming event.
+///
+/// The rare, large payloads (the starting message, a block's initial value, the stop fields
+/// and usage) are boxed, so the event a stream sends thousands of times, a
+/// [`ContentBlockDelta`](Self::ContentBlockDelta), stays small as it moves through queues.
+/// The constructors ([`message_start`](Self::message_start),
+/// [`block_start`](Self::block_start), [`message_delta`](Self::message_delta)) box for you.
+///
+/// ```
+/// use dive_core::{ContentDelta, MessageDelta, StreamEvent, TextContent, Usage};
+/// let events = [
+///     StreamEvent::block_start(0, TextContent::new("")),
+///     StreamEvent::ContentBlockDelta { index: 0, delta: ContentDelta::TextDelta { text: "Hi".into() } },
+///     StreamEvent::ContentBlockStop { index: 0 },
+///     StreamEvent::message_delta(MessageDelta::stop("end_turn"), Some(Usage::default())),
+/// ];
+/// assert!(matches!(&events[3], StreamEvent::MessageDelta { delta, .. } if delta.stop_reason.as_deref() == Some("end_turn")));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
@@ -20,14 +37,14 @@ pub enum StreamEvent {
     /// The response began. `message` carries id, model and any initial usage.
     MessageStart {
         /// The response so far (normally no content).
-        message: ModelResponse,
+        message: Box<ModelResponse>,
     },
     /// A content block began.
     ContentBlockStart {
         /// Block index.
         index: usize,
         /// The block's initial value (text empty, tool input `{}`).
-        content_block: Content,
+        content_block: Box<Content>,
     },
     /// More of a content block.
     ContentBlockDelta {
@@ -44,10 +61,10 @@ pub enum StreamEvent {
     /// Top-level changes: stop reason and a usage snapshot.
     MessageDelta {
         /// Stop fields.
-        delta: MessageDelta,
+        delta: Box<MessageDelta>,
         /// A usage snapshot (merged field-wise, never added).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        usage: Option<Usage>,
+        usage: Option<Box<Usage>>,
     },
     /// The response finished.
     MessageStop,
@@ -110,7 +127,7 @@ pub enum ContentDelta {
     /// A citation attached to a text block.
     CitationsDelta {
         /// The citation.
-        citation: Citation,
+        citation: Box<Citation>,
     },
     /// Provider metadata merged into the block (e.g. Gemini thought signatures).
     MetadataDelta {
@@ -120,6 +137,24 @@ pub enum ContentDelta {
 }
 
 impl StreamEvent {
+    /// [`MessageStart`](Self::MessageStart) of `message`.
+    #[must_use]
+    pub fn message_start(message: ModelResponse) -> Self {
+        Self::MessageStart { message: Box::new(message) }
+    }
+
+    /// [`ContentBlockStart`](Self::ContentBlockStart) of block `index` with its initial value.
+    #[must_use]
+    pub fn block_start(index: usize, content_block: impl Into<Content>) -> Self {
+        Self::ContentBlockStart { index, content_block: Box::new(content_block.into()) }
+    }
+
+    /// [`MessageDelta`](Self::MessageDelta) of stop fields and an optional usage snapshot.
+    #[must_use]
+    pub fn message_delta(delta: MessageDelta, usage: Option<Usage>) -> Self {
+        Self::MessageDelta { delta: Box::new(delta), usage: usage.map(Box::new) }
+    }
+
     /// Synthesises the event sequence of a complete response, for models without streaming.
     ///
     /// Tool inputs are sent as one `input_json_delta`; other blocks are sent whole in their
@@ -132,14 +167,13 @@ impl StreamEvent {
         start.stop_sequence = None;
         start.stop_details = None;
         start.usage = Usage::default();
-        let mut events = vec![StreamEvent::MessageStart { message: start }];
+        let mut events = vec![StreamEvent::message_start(start)];
         for (index, block) in response.content.iter().enumerate() {
             match block {
                 Content::Text(t) => {
                     let mut empty = t.clone();
                     empty.text.clear();
-                    events
-                        .push(StreamEvent::ContentBlockStart { index, content_block: Content::Text(empty) });
+                    events.push(StreamEvent::block_start(index, Content::Text(empty)));
                     if !t.text.is_empty() {
                         events.push(StreamEvent::ContentBlockDelta {
                             index,
@@ -150,28 +184,23 @@ impl StreamEvent {
                 Content::ToolUse(call) => {
                     let mut empty = call.clone();
                     empty.input = Value::Object(serde_json::Map::new());
-                    events.push(StreamEvent::ContentBlockStart {
-                        index,
-                        content_block: Content::ToolUse(empty),
-                    });
+                    events.push(StreamEvent::block_start(index, Content::ToolUse(empty)));
                     events.push(StreamEvent::ContentBlockDelta {
                         index,
                         delta: ContentDelta::InputJsonDelta { partial_json: call.input.to_string() },
                     });
                 }
-                other => events.push(StreamEvent::ContentBlockStart { index, content_block: other.clone() }),
+                other => events.push(StreamEvent::block_start(index, other.clone())),
             }
             events.push(StreamEvent::ContentBlockStop { index });
         }
-        events.push(StreamEvent::MessageDelta {
-            delta: MessageDelta {
-                stop_reason: Some(response.stop_reason.clone()),
-                stop_sequence: response.stop_sequence.clone(),
-                stop_details: response.stop_details.clone(),
-                metadata: serde_json::Map::new(),
-            },
-            usage: Some(response.usage.clone()),
-        });
+        let stop = MessageDelta {
+            stop_reason: Some(response.stop_reason.clone()),
+            stop_sequence: response.stop_sequence.clone(),
+            stop_details: response.stop_details.clone(),
+            metadata: serde_json::Map::new(),
+        };
+        events.push(StreamEvent::message_delta(stop, Some(response.usage.clone())));
         events.push(StreamEvent::MessageStop);
         events
     }

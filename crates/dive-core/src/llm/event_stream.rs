@@ -208,7 +208,7 @@ mod tests {
     }
 
     fn text_start(index: usize) -> StreamEvent {
-        StreamEvent::ContentBlockStart { index, content_block: Content::Text(TextContent::new("")) }
+        StreamEvent::block_start(index, Content::Text(TextContent::new("")))
     }
 
     fn text_delta(index: usize, text: &str) -> StreamEvent {

@@ -83,7 +83,7 @@ impl ChatMapper {
     fn open(&mut self, block: Content, out: &mut VecDeque<StreamEvent>) -> usize {
         let index = self.next_index;
         self.next_index += 1;
-        out.push_back(StreamEvent::ContentBlockStart { index, content_block: block });
+        out.push_back(StreamEvent::block_start(index, block));
         index
     }
 
@@ -198,10 +198,7 @@ impl ChatMapper {
             .finish_reason
             .take()
             .unwrap_or_else(|| if self.saw_tools { "tool_calls".to_owned() } else { "stop".to_owned() });
-        out.push_back(StreamEvent::MessageDelta {
-            delta: MessageDelta::stop(reason),
-            usage: self.usage.take(),
-        });
+        out.push_back(StreamEvent::message_delta(MessageDelta::stop(reason), self.usage.take()));
         out.push_back(StreamEvent::MessageStop);
     }
 }
@@ -250,7 +247,7 @@ impl StreamMapper for ChatMapper {
             let mut message = ModelResponse::default();
             message.id = chunk.id.as_deref().unwrap_or_default().to_owned();
             message.model = chunk.model.as_deref().unwrap_or_default().to_owned();
-            out.push_back(StreamEvent::MessageStart { message });
+            out.push_back(StreamEvent::message_start(message));
         }
         if let Some(usage) = chunk.usage.as_ref().filter(|u| u.is_object()) {
             let mut u = decode_usage(usage, &self.dialect);

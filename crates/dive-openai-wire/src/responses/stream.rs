@@ -109,14 +109,14 @@ impl ResponsesMapper {
             message.id = text(r, "id").unwrap_or_default();
             message.model = text(r, "model").unwrap_or_default();
         }
-        out.push_back(StreamEvent::MessageStart { message });
+        out.push_back(StreamEvent::message_start(message));
     }
 
     fn open(&mut self, key: Key, block: Content, out: &mut VecDeque<StreamEvent>) -> usize {
         let index = self.next_index;
         self.next_index += 1;
         self.open.push((key, index));
-        out.push_back(StreamEvent::ContentBlockStart { index, content_block: block });
+        out.push_back(StreamEvent::block_start(index, block));
         index
     }
 
@@ -198,7 +198,7 @@ impl ResponsesMapper {
         let decoded = decode_response(response);
         let mut delta = MessageDelta::stop(decoded.stop_reason);
         delta.stop_details = decoded.stop_details;
-        out.push_back(StreamEvent::MessageDelta { delta, usage: Some(decoded.usage) });
+        out.push_back(StreamEvent::message_delta(delta, Some(decoded.usage)));
         out.push_back(StreamEvent::MessageStop);
     }
 }
@@ -278,7 +278,7 @@ impl StreamMapper for ResponsesMapper {
             }
             "response.output_text.annotation.added" => {
                 if let Some(c) = data.annotation.as_ref().and_then(citation) {
-                    self.delta((output, part), ContentDelta::CitationsDelta { citation: c }, out);
+                    self.delta((output, part), ContentDelta::CitationsDelta { citation: Box::new(c) }, out);
                 }
             }
             "response.content_part.done" => self.close((output, part), out),

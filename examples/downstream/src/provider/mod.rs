@@ -225,9 +225,9 @@ impl Mapper {
         if !self.started {
             self.started = true;
             let id = if let Line::Start { id } = &line { id.clone() } else { String::new() };
-            events.push(StreamEvent::MessageStart {
-                message: ModelResponse::default().with_id(id).with_model(self.model.clone()),
-            });
+            events.push(StreamEvent::message_start(
+                ModelResponse::default().with_id(id).with_model(self.model.clone()),
+            ));
         }
         match line {
             Line::Start { .. } => {}
@@ -237,8 +237,7 @@ impl Mapper {
                     None => {
                         let index = self.take_index();
                         self.open_text = Some(index);
-                        events
-                            .push(StreamEvent::ContentBlockStart { index, content_block: Content::text("") });
+                        events.push(StreamEvent::block_start(index, Content::text("")));
                         index
                     }
                 };
@@ -254,7 +253,7 @@ impl Mapper {
                 let partial_json = call.input.to_string();
                 let mut empty = call;
                 empty.input = serde_json::json!({});
-                events.push(StreamEvent::ContentBlockStart { index, content_block: Content::ToolUse(empty) });
+                events.push(StreamEvent::block_start(index, Content::ToolUse(empty)));
                 events.push(StreamEvent::ContentBlockDelta {
                     index,
                     delta: ContentDelta::InputJsonDelta { partial_json },
@@ -265,10 +264,7 @@ impl Mapper {
             Line::Error { .. } => {}
             Line::End { stop, usage } => {
                 self.close_text(&mut events);
-                events.push(StreamEvent::MessageDelta {
-                    delta: MessageDelta::stop(stop),
-                    usage: Some(usage.into()),
-                });
+                events.push(StreamEvent::message_delta(MessageDelta::stop(stop), Some(usage.into())));
                 events.push(StreamEvent::MessageStop);
                 self.ended = true;
             }
