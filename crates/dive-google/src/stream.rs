@@ -16,10 +16,15 @@
 //! metadata) for [`ModelResponse::metadata`]; grounding supports become citations on the text
 //! blocks they cite. The end of the HTTP body after a finish reason is `MessageStop`.
 //!
+//! A text chunk after the first, in the API's own byte shape, is read without the JSON parser
+//! (see `exact`); any other chunk goes through serde.
+//!
 //! [`ChunkDecoder`] is the [`StreamMapper`]; dive-provider's [`Events`] feeds every event to
 //! an accumulator, so that an error chunk, a
 //! broken connection or a stream that ends without a finish reason becomes a typed
 //! [`ProviderError`] carrying the finished part of the response, never a silent success.
+
+mod exact;
 
 use std::collections::VecDeque;
 
@@ -38,6 +43,7 @@ use crate::grounding::grounding_citations;
 use crate::meta::part_metadata;
 use crate::partial::PartialArgs;
 use crate::response::{FunctionCall, Part, PartialArg, Response};
+use exact::exact_text;
 
 fn decode_error(message: String) -> ProviderError {
     ProviderError::new(PROVIDER, LlmErrorKind::Decode, message)
@@ -70,6 +76,8 @@ pub struct ChunkDecoder {
     texts: Vec<Option<String>>,
     /// Candidate metadata (grounding, citations, URL context), the latest non-empty of each.
     metadata: Map<String, Value>,
+    /// Every chunk through serde, never the text fast path (for the tests that compare them).
+    serde_only: bool,
 }
 
 impl ChunkDecoder {
@@ -174,6 +182,18 @@ impl ChunkDecoder {
     }
 
     fn chunk_into(&mut self, data: &str, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        // A text chunk after the first, before a finish reason, adds its text and its usage.
+        if self.started
+            && !self.stopped
+            && !self.serde_only
+            && let Some(chunk) = exact_text(data)
+        {
+            if let Some(u) = chunk.usage.as_ref().filter(|u| u.total_token_count.is_some()) {
+                self.usage.apply_snapshot(&UsageReport::whole(decode_usage(u)));
+            }
+            self.text_part(Open::Text, chunk.text.as_str_in(data), None, out);
+            return Ok(());
+        }
         let mut v: Response<'_> = match serde_json::from_str(data) {
             Ok(v) => v,
             Err(e) => {

@@ -41,6 +41,7 @@ mod deltas;
 mod embedder;
 mod function;
 pub mod interop;
+mod json_text;
 pub mod otlp;
 pub mod process;
 #[cfg(feature = "provider")]
@@ -55,6 +56,7 @@ pub mod vector_store;
 pub use deltas::text_in_deltas;
 pub use embedder::{HashEmbedder, cosine};
 pub use function::FunctionModel;
+pub use json_text::json_string_escaping;
 pub use recorded::RecordedRequests;
 pub use schema_args::arguments_for_schema;
 pub use scripted::{ScriptStep, ScriptedModel};

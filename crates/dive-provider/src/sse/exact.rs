@@ -43,9 +43,35 @@ impl<'a> ExactJson<'a> {
         self.text.get(self.at..).unwrap_or_default()
     }
 
+    fn rest_bytes(&self) -> &'a [u8] {
+        self.text.as_bytes().get(self.at..).unwrap_or_default()
+    }
+
     /// Moves over `literal`, byte for byte.
+    #[inline]
     pub fn lit(&mut self, literal: &str) -> Option<()> {
-        self.rest().starts_with(literal).then(|| self.at += literal.len())
+        self.rest_bytes().starts_with(literal.as_bytes()).then(|| self.at += literal.len())
+    }
+
+    /// Moves over an object key without escapes (`"name"`, not the colon after it) and returns
+    /// the name, so a caller can `match` on it instead of trying each key it knows in turn.
+    ///
+    /// ```
+    /// use dive_provider::ExactJson;
+    /// let mut j = ExactJson::new(r#""index":3"#);
+    /// assert_eq!(j.key(), Some("index"));
+    /// assert!(j.lit(":").is_some());
+    /// assert_eq!(ExactJson::new(r#""in\u0064ex":3"#).key(), None); // an escape: not exact
+    /// ```
+    pub fn key(&mut self) -> Option<&'a str> {
+        let body = self.rest_bytes().strip_prefix(b"\"")?;
+        let len = body.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        if body[len] != b'"' {
+            return None;
+        }
+        let name = self.text.get(self.at + 1..self.at + 1 + len)?;
+        self.at += len + 2;
+        Some(name)
     }
 
     /// Moves over an unsigned integer written as JSON writes it (no sign, fraction, exponent
@@ -126,13 +152,28 @@ pub enum ExactStr {
 }
 
 impl ExactStr {
+    /// The value, borrowed: from `text` (the text the cursor read) when it stands there, else
+    /// the decoded value.
+    ///
+    /// ```
+    /// use dive_provider::ExactJson;
+    /// let data = r#"{"text":"hello"}"#;
+    /// let mut j = ExactJson::new(data);
+    /// j.lit(r#"{"text":"#).unwrap();
+    /// assert_eq!(j.string_at().unwrap().as_str_in(data), "hello");
+    /// ```
+    #[must_use]
+    pub fn as_str_in<'t>(&'t self, text: &'t str) -> &'t str {
+        match self {
+            ExactStr::At(range) => text.get(range.clone()).unwrap_or_default(),
+            ExactStr::Decoded(value) => value,
+        }
+    }
+
     /// The value as a new `String`, copied out of `text` (the text the cursor read).
     #[must_use]
     pub fn to_string_in(&self, text: &str) -> String {
-        match self {
-            ExactStr::At(range) => text.get(range.clone()).unwrap_or_default().to_owned(),
-            ExactStr::Decoded(value) => value.clone(),
-        }
+        self.as_str_in(text).to_owned()
     }
 
     /// The value, taken out of `text` (the text the cursor read), which is left empty: a value

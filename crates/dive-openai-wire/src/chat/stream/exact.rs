@@ -96,29 +96,6 @@ mod tests {
         Ok(out.into())
     }
 
-    /// A JSON string for `text`, each character written as serde writes it or as a `\u` escape.
-    fn encode(text: &[(char, bool)]) -> String {
-        let mut s = String::from("\"");
-        for &(c, escape) in text {
-            if escape {
-                let mut buf = [0u16; 2];
-                for unit in c.encode_utf16(&mut buf) {
-                    s.push_str(&format!("\\u{unit:04x}"));
-                }
-            } else {
-                s.push_str(
-                    serde_json::to_string(&c.to_string())
-                        .unwrap()
-                        .get(1..)
-                        .and_then(|q| q.strip_suffix('"'))
-                        .unwrap(),
-                );
-            }
-        }
-        s.push('"');
-        s
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(1500))]
 
@@ -128,7 +105,7 @@ mod tests {
             fields in proptest::collection::vec(0usize..12, 0..9),
             spaced in any::<bool>(),
         ) {
-            let content = encode(&text);
+            let content = dive_test::json_string_escaping(&text);
             let parts: Vec<String> = fields.iter().map(|f| match f {
                 0 | 1 => format!(r#""choices":[{{"index":0,"delta":{{"content":{content}}},"logprobs":null,"finish_reason":null}}]"#),
                 2 => r#""id":"chatcmpl-9nhARrdUiJWEMd5plwV1Gc9NCjb9M""#.to_owned(),

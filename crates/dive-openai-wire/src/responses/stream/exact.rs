@@ -126,29 +126,6 @@ mod tests {
         "response.output_text.done",
     ];
 
-    /// A JSON string for `text`, each character written as serde writes it or as a `\u` escape.
-    fn encode(text: &[(char, bool)]) -> String {
-        let mut s = String::from("\"");
-        for &(c, escape) in text {
-            if escape {
-                let mut buf = [0u16; 2];
-                for unit in c.encode_utf16(&mut buf) {
-                    s.push_str(&format!("\\u{unit:04x}"));
-                }
-            } else {
-                s.push_str(
-                    serde_json::to_string(&c.to_string())
-                        .unwrap()
-                        .get(1..)
-                        .and_then(|q| q.strip_suffix('"'))
-                        .unwrap(),
-                );
-            }
-        }
-        s.push('"');
-        s
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(1500))]
 
@@ -161,7 +138,7 @@ mod tests {
             spaced in any::<bool>(),
         ) {
             let mut data = format!(r#"{{"type":"{}""#, TYPES[ty]);
-            let delta = encode(&text);
+            let delta = dive_test::json_string_escaping(&text);
             for f in &fields {
                 data.push_str(&match f {
                     0 => format!(r#","output_index":{output}"#),
