@@ -119,7 +119,7 @@ mod tests {
         state.observe(&ResponseItem::ToolCall { call: call.clone(), preview: None });
         assert!(!state.model_is_answering());
         state.observe(&ResponseItem::ToolCallResult {
-            result: ToolCallResult::new(&call, ToolOutput::text("ok")),
+            result: Box::new(ToolCallResult::new(&call, ToolOutput::text("ok"))),
         });
         assert!(state.model_is_answering());
         state.cancel();

@@ -215,8 +215,8 @@ pub enum ResponseItem {
     },
     /// A tool call finished (or suspended, or was not run).
     ToolCallResult {
-        /// The result.
-        result: ToolCallResult,
+        /// The result (boxed: it is large, and items stream by the thousand).
+        result: Box<ToolCallResult>,
     },
     /// Text streamed by a running tool.
     ToolStream {
@@ -234,8 +234,8 @@ pub enum ResponseItem {
     },
     /// The turn suspended.
     Suspended {
-        /// What it waits for.
-        suspension: SuspensionState,
+        /// What it waits for (boxed, as `result` above).
+        suspension: Box<SuspensionState>,
     },
     /// The last item of every invocation past the turn boundary.
     TurnEnded {
@@ -333,7 +333,7 @@ impl Response {
     /// Every tool call result, in order.
     pub fn tool_call_results(&self) -> impl Iterator<Item = &ToolCallResult> {
         self.items.iter().filter_map(|i| match i {
-            ResponseItem::ToolCallResult { result } => Some(result),
+            ResponseItem::ToolCallResult { result } => Some(&**result),
             _ => None,
         })
     }

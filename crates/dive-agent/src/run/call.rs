@@ -233,7 +233,7 @@ impl Run {
     /// Emits the `tool_call_result` item of a call and tells observers.
     pub(super) fn emit_result(&self, result: ToolCallResult) {
         self.observe_tool_result(&result);
-        self.emitter.emit(ResponseItem::ToolCallResult { result });
+        self.emitter.emit(ResponseItem::ToolCallResult { result: Box::new(result) });
     }
 
     /// Emits the result of a call answered without running.
