@@ -16,8 +16,8 @@ pub(super) struct TextChunk {
     pub usage: Option<UsageMetadata>,
 }
 
-/// How a chunk writes `:` between a key and its value: the Gemini API writes `": "`, Vertex AI
-/// `":"`. One chunk uses one of them throughout.
+/// An [`ExactJson`] cursor over one chunk, with the colon the chunk writes between a key and
+/// its value: the Gemini API writes `": "`, Vertex AI `":"`; one chunk uses one throughout.
 #[derive(Clone, Copy)]
 struct Cursor<'a> {
     j: ExactJson<'a>,
@@ -81,22 +81,19 @@ pub(super) fn exact_text(data: &str) -> Option<TextChunk> {
     let mut seen = 0u32;
     let mut usage = None;
     while c.lit(",").is_some() {
-        match c.key()? {
+        let bit = match c.key()? {
             "usageMetadata" => {
                 once(&mut seen, 1)?;
                 usage = Some(usage_metadata(&mut c)?);
+                continue;
             }
-            key => {
-                let bit = match key {
-                    "modelVersion" => 2,
-                    "responseId" => 4,
-                    "createTime" => 8,
-                    _ => return None,
-                };
-                once(&mut seen, bit)?;
-                c.j.string_at()?;
-            }
-        }
+            "modelVersion" => 2,
+            "responseId" => 4,
+            "createTime" => 8,
+            _ => return None,
+        };
+        once(&mut seen, bit)?;
+        c.j.string_at()?;
     }
     c.lit("}")?;
     c.j.is_end().then_some(TextChunk { text, usage })

@@ -77,7 +77,7 @@ impl<'a> ExactJson<'a> {
     /// Moves over an unsigned integer written as JSON writes it (no sign, fraction, exponent
     /// or leading zero), of at most 18 digits.
     pub fn uint(&mut self) -> Option<u64> {
-        let rest = self.rest().as_bytes();
+        let rest = self.rest_bytes();
         let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
         if digits == 0 || digits > MAX_DIGITS || (digits > 1 && rest[0] == b'0') {
             return None;
