@@ -8,7 +8,7 @@
 //! look-back to 65 blocks. The API allows four breakpoints a request, so explicit ones set by
 //! the application are kept first (the latest three), and the rest are filled in.
 
-use serde_json::Value;
+use crate::messages::{Mark, SentBlock};
 
 /// The largest gap, in content blocks, between two breakpoints.
 pub(crate) const SPACING: usize = 15;
@@ -16,43 +16,31 @@ pub(crate) const SPACING: usize = 15;
 /// Explicit breakpoints allowed next to the automatic one.
 const EXPLICIT_SLOTS: usize = 3;
 
-fn cacheable(block: &Value) -> bool {
-    !matches!(block.get("type").and_then(Value::as_str), Some("thinking" | "redacted_thinking") | None)
-}
-
-/// Adds (and, past the limit, removes) `cache_control` markers on the blocks of `messages`.
-pub(crate) fn place_breakpoints(messages: &mut [Value], cache_control: &Value) {
-    let mut positions: Vec<(usize, usize)> = Vec::new();
-    for (mi, m) in messages.iter().enumerate() {
-        if let Some(blocks) = m.get("content").and_then(Value::as_array) {
-            positions.extend((0..blocks.len()).map(|bi| (mi, bi)));
+/// Marks the conversation's blocks (in order): the earliest explicit breakpoints past the
+/// limit are dropped, and automatic ones fill the free slots.
+pub(crate) fn place_breakpoints(blocks: &mut [SentBlock]) {
+    let explicit = blocks.iter().filter(|b| b.mark == Mark::Own).count();
+    let mut excess = explicit.saturating_sub(EXPLICIT_SLOTS);
+    for b in blocks.iter_mut().filter(|b| b.mark == Mark::Own) {
+        if excess == 0 {
+            break;
         }
+        b.mark = Mark::Dropped;
+        excess -= 1;
     }
-    let mut explicit: Vec<(usize, usize)> = positions
-        .iter()
-        .copied()
-        .filter(|&(mi, bi)| messages[mi]["content"][bi].get("cache_control").is_some())
-        .collect();
-    while explicit.len() > EXPLICIT_SLOTS {
-        let (mi, bi) = explicit.remove(0);
-        if let Some(obj) = messages[mi]["content"][bi].as_object_mut() {
-            obj.remove("cache_control");
-        }
-    }
-    let mut free = EXPLICIT_SLOTS - explicit.len();
+    let mut free = EXPLICIT_SLOTS.saturating_sub(explicit);
     let mut since = 0usize;
-    for &(mi, bi) in positions.iter().rev().skip(1) {
+    for b in blocks.iter_mut().rev().skip(1) {
         if free == 0 {
             break;
         }
         since += 1;
-        let b = &mut messages[mi]["content"][bi];
-        if b.get("cache_control").is_some() {
+        if b.mark == Mark::Own {
             since = 0;
             continue;
         }
-        if since >= SPACING && cacheable(b) {
-            b["cache_control"] = cache_control.clone();
+        if since >= SPACING && b.cacheable {
+            b.mark = Mark::Auto;
             free -= 1;
             since = 0;
         }
@@ -61,17 +49,25 @@ pub(crate) fn place_breakpoints(messages: &mut [Value], cache_control: &Value) {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use std::borrow::Cow;
 
-    use super::*;
+    use dive_core::{CacheControl, CacheTtl, Content, Message, Role, TextContent};
+    use serde_json::{Value, json};
 
-    fn conversation(blocks: usize) -> Vec<Value> {
-        (0..blocks)
-            .map(|i| json!({"role": "user", "content": [{"type": "text", "text": format!("b{i}")}]}))
-            .collect()
+    use crate::messages::{WireCacheControl, WireMessages};
+
+    fn conversation(blocks: usize) -> Vec<Message> {
+        (0..blocks).map(|i| Message::user(format!("b{i}"))).collect()
     }
 
-    fn marked(messages: &[Value]) -> Vec<usize> {
+    /// The messages as sent, with automatic breakpoints.
+    fn sent(history: &[Message]) -> Value {
+        let auto = Some(WireCacheControl::ephemeral(None));
+        serde_json::to_value(WireMessages::plan(Cow::Borrowed(history), true, None, auto)).unwrap()
+    }
+
+    fn marked(messages: &Value) -> Vec<usize> {
+        let messages = messages.as_array().unwrap();
         messages
             .iter()
             .enumerate()
@@ -82,25 +78,47 @@ mod tests {
 
     #[test]
     fn short_conversations_get_no_explicit_breakpoints() {
-        let mut m = conversation(15);
-        place_breakpoints(&mut m, &json!({"type": "ephemeral"}));
-        assert!(marked(&m).is_empty());
+        assert!(marked(&sent(&conversation(15))).is_empty());
     }
 
     #[test]
     fn long_conversations_get_breakpoints_every_fifteen_blocks_at_most_three() {
-        let mut m = conversation(100);
-        place_breakpoints(&mut m, &json!({"type": "ephemeral"}));
+        let m = sent(&conversation(100));
         assert_eq!(marked(&m), vec![54, 69, 84]);
+        assert_eq!(m[54]["content"][0]["cache_control"], json!({"type": "ephemeral"}));
     }
 
     #[test]
     fn explicit_breakpoints_are_kept_latest_first_and_limited() {
         let mut m = conversation(40);
         for i in [1, 2, 3, 4, 38] {
-            m[i]["content"][0]["cache_control"] = json!({"type": "ephemeral", "ttl": "1h"});
+            let mut text = TextContent::new(format!("b{i}"));
+            text.cache_control = Some(CacheControl::with_ttl(CacheTtl::OneHour));
+            m[i] = Message::new(Role::User, vec![Content::Text(text)]);
         }
-        place_breakpoints(&mut m, &json!({"type": "ephemeral"}));
-        assert_eq!(marked(&m), vec![3, 4, 38]);
+        let sent = sent(&m);
+        assert_eq!(marked(&sent), vec![3, 4, 38]);
+        assert_eq!(sent[38]["content"][0]["cache_control"], json!({"type": "ephemeral", "ttl": "1h"}));
+    }
+
+    #[test]
+    fn thinking_blocks_take_no_breakpoint() {
+        let mut m = conversation(40);
+        assert_eq!(marked(&sent(&m)), vec![9, 24]);
+        let thinking = dive_core::ThinkingContent::new("t", Some("sig".into()));
+        m[24] = Message::new(Role::Assistant, vec![Content::Thinking(thinking)]);
+        assert_eq!(marked(&sent(&m)), vec![8, 23]);
+    }
+
+    #[test]
+    fn without_caching_every_explicit_breakpoint_is_sent_and_none_is_added() {
+        let mut m = conversation(40);
+        for i in [1, 2, 3, 4, 38] {
+            let mut text = TextContent::new(format!("b{i}"));
+            text.cache_control = Some(CacheControl::ephemeral());
+            m[i] = Message::new(Role::User, vec![Content::Text(text)]);
+        }
+        let sent = serde_json::to_value(WireMessages::plan(Cow::Borrowed(&m), true, None, None)).unwrap();
+        assert_eq!(marked(&sent), vec![1, 2, 3, 4, 38]);
     }
 }

@@ -4,17 +4,16 @@
 //! histories) and reminder rendering (see `dive_core::Reminder`); the stored history is never changed.
 
 use dive_core::{
-    CacheControl, CacheTtl, Content, ContextEdit, LlmErrorKind, McpServerConfig, Message, ModelRequest,
-    ReasoningEffort, ReminderStyle, ResponseFormat, Role, ThinkingDisplay, ThinkingMode, ToolChoice,
-    ToolDefinition, answer_unanswered_tool_calls, render_reminders,
+    CacheTtl, ContextEdit, LlmErrorKind, McpServerConfig, ModelRequest, ReasoningEffort, ReminderStyle,
+    ResponseFormat, Role, ThinkingDisplay, ThinkingMode, ToolChoice, ToolDefinition, history_to_send,
 };
 use dive_provider::{EncodedTools, ProviderError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::PROVIDER;
-use crate::cache::place_breakpoints;
 use crate::catalog::{model_info, supports_system_messages};
+use crate::messages::{WireCacheControl, WireMessages};
 use crate::options::AnthropicOptions;
 
 /// Settings of the client that shape every body.
@@ -38,10 +37,9 @@ pub const COMPACTION_BETA: &str = "compact-2026-01-12";
 /// The beta every context edit needs.
 pub(crate) const CONTEXT_MANAGEMENT_BETA: &str = "context-management-2025-06-27";
 
-/// A Messages API request body. Scalars and lists the request already holds are borrowed, the
-/// tool list is the provider's pre-encoded JSON (built once per list); messages are JSON
-/// because cache breakpoints are placed on the encoded blocks and blocks this version cannot
-/// type are replayed byte for byte.
+/// A Messages API request body. Scalars, lists and the conversation are borrowed from the
+/// request (its messages are serialized block by block, see [`WireMessages`]), the tool list
+/// is the provider's pre-encoded JSON (built once per list).
 #[derive(Debug, Serialize)]
 #[non_exhaustive]
 pub struct MessagesBody<'a> {
@@ -49,11 +47,11 @@ pub struct MessagesBody<'a> {
     pub model: &'a str,
     /// The output limit.
     pub max_tokens: u32,
-    /// The conversation, encoded.
-    pub messages: Vec<Value>,
+    /// The conversation, serialized from the history it borrows.
+    pub messages: WireMessages<'a>,
     /// The automatic cache breakpoint's `cache_control`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cache_control: Option<Value>,
+    pub cache_control: Option<WireCacheControl<'static>>,
     /// The system prompt.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub system: Option<&'a str>,
@@ -159,25 +157,13 @@ pub(crate) fn encode_request<'a>(
     } else {
         ReminderStyle::UserText
     };
-    let answered = answer_unanswered_tool_calls(&request.messages);
-    let rendered = render_reminders(&answered, &style);
-    let mut messages: Vec<Value> =
-        rendered.iter().filter_map(|m| encode_message(m, supports_system_messages(model))).collect();
-    if let Some(prefill) = prefill
-        && !prefill.text.is_empty()
-    {
-        messages.push(json!({"role": "assistant", "content": [{"type": "text", "text": prefill.text}]}));
-    }
-
-    let cache_control = match opts.cache_ttl {
-        Some(ttl) => CacheControl::with_ttl(ttl),
-        None => CacheControl::ephemeral(),
-    };
-    let cache_control = request.caching.unwrap_or(true).then(|| {
-        let cache_json = cache_control_json(&cache_control);
-        place_breakpoints(&mut messages, &cache_json);
-        cache_json
-    });
+    let auto = request.caching.unwrap_or(true).then(|| WireCacheControl::ephemeral(opts.cache_ttl));
+    let messages = WireMessages::plan(
+        history_to_send(&request.messages, &style),
+        supports_system_messages(model),
+        prefill.map(|p| p.text.as_str()),
+        auto,
+    );
 
     let mut stop_sequences: Vec<&str> = request.stop_sequences.iter().map(String::as_str).collect();
     if let Some(tag) = prefill.and_then(|p| p.closing_tag.as_deref()) {
@@ -214,7 +200,7 @@ pub(crate) fn encode_request<'a>(
         model,
         max_tokens: request.max_tokens.unwrap_or(opts.max_tokens),
         messages,
-        cache_control,
+        cache_control: auto,
         system: request.system.as_deref().filter(|s| !s.is_empty()),
         stop_sequences,
         tools: opts.tools.clone(),
@@ -233,17 +219,6 @@ pub(crate) fn encode_request<'a>(
 
 fn invalid(message: impl Into<String>) -> ProviderError {
     ProviderError::new(PROVIDER, LlmErrorKind::InvalidRequest, message)
-}
-
-fn cache_control_json(cc: &CacheControl) -> Value {
-    let mut v = json!({"type": cc.kind});
-    if let Some(ttl) = cc.ttl {
-        v["ttl"] = json!(match ttl {
-            CacheTtl::OneHour => "1h",
-            _ => "5m",
-        });
-    }
-    v
 }
 
 /// The `thinking` object and the `output_config` fields reasoning sets (`effort`).
@@ -395,172 +370,6 @@ fn encode_mcp(server: &McpServerConfig) -> Value {
         );
     }
     Value::Object(m)
-}
-
-fn encode_message(message: &Message, native_system: bool) -> Option<Value> {
-    let role = match &message.role {
-        Role::Assistant => "assistant",
-        Role::System if native_system => "system",
-        _ => "user",
-    };
-    let assistant = role == "assistant";
-    let blocks: Vec<Value> = if role == "system" {
-        message
-            .content
-            .iter()
-            .filter_map(Content::as_text)
-            .filter(|t| !t.is_empty())
-            .map(|t| json!({"type": "text", "text": t}))
-            .collect()
-    } else {
-        message.content.iter().filter_map(|c| encode_block(c, assistant)).collect()
-    };
-    if blocks.is_empty() {
-        return None;
-    }
-    Some(json!({"role": role, "content": blocks}))
-}
-
-/// One content block on the wire, or `None` when Anthropic cannot take it (another
-/// provider's reasoning, empty text, summaries).
-pub(crate) fn encode_block(block: &Content, assistant: bool) -> Option<Value> {
-    let mut v = match block {
-        Content::Text(t) => {
-            if t.text.is_empty() {
-                return None;
-            }
-            let mut v = json!({"type": "text", "text": t.text});
-            let citations: Vec<Value> = t.citations.iter().filter_map(encode_citation).collect();
-            if !citations.is_empty() {
-                v["citations"] = Value::Array(citations);
-            }
-            with_cache(v, t.cache_control.as_ref())
-        }
-        Content::Image(i) => {
-            with_cache(json!({"type": "image", "source": i.source}), i.cache_control.as_ref())
-        }
-        Content::Document(d) => {
-            let mut v = json!({"type": "document", "source": d.source});
-            if let Some(title) = &d.title {
-                v["title"] = json!(title);
-            }
-            if let Some(context) = &d.context {
-                v["context"] = json!(context);
-            }
-            if let Some(c) = d.citations {
-                v["citations"] = json!({"enabled": c.enabled});
-            }
-            with_cache(v, d.cache_control.as_ref())
-        }
-        Content::File(f) => {
-            let kind = if f.media_type.as_deref().is_some_and(|m| m.starts_with("image/")) {
-                "image"
-            } else {
-                "document"
-            };
-            json!({"type": kind, "source": {"type": "file", "file_id": f.file_id}})
-        }
-        Content::ToolUse(t) => {
-            let input = if t.input.is_object() { t.input.clone() } else { json!({}) };
-            let mut v = json!({"type": "tool_use", "id": t.id, "name": t.name, "input": input});
-            if let Some(caller) = t.metadata.get("anthropic").and_then(|a| a.get("caller")) {
-                v["caller"] = caller.clone();
-            }
-            if let Some(ts) = &t.toolset_name {
-                v["toolset_name"] = json!(ts);
-            }
-            with_cache(v, t.cache_control.as_ref())
-        }
-        Content::ToolResult(r) => {
-            let mut v = json!({"type": "tool_result", "tool_use_id": r.tool_use_id});
-            let content: Vec<Value> = r
-                .content
-                .iter()
-                .filter(|c| matches!(c, Content::Text(_) | Content::Image(_) | Content::Document(_)))
-                .filter_map(|c| encode_block(c, false))
-                .collect();
-            if !content.is_empty() {
-                v["content"] = Value::Array(content);
-            }
-            if r.is_error {
-                v["is_error"] = Value::Bool(true);
-            }
-            if let Some(ts) = &r.toolset_name {
-                v["toolset_name"] = json!(ts);
-            }
-            with_cache(v, r.cache_control.as_ref())
-        }
-        Content::Thinking(t) => {
-            // Only Anthropic's own signed reasoning can be replayed; an `id` marks another
-            // provider's reasoning item.
-            let signature = t.signature.as_deref()?;
-            if !assistant || t.id.is_some() {
-                return None;
-            }
-            json!({"type": "thinking", "thinking": t.thinking, "signature": signature})
-        }
-        Content::RedactedThinking(r) if assistant => json!({"type": "redacted_thinking", "data": r.data}),
-        Content::ServerToolUse(_)
-        | Content::ServerToolResult(_)
-        | Content::Provider(_)
-        | Content::Unknown(_) => serde_json::to_value(block).ok()?,
-        Content::Refusal(r) if assistant && !r.refusal.is_empty() => {
-            json!({"type": "text", "text": r.refusal})
-        }
-        Content::Reminder(r) => json!({"type": "text", "text": r.render()}),
-        _ => return None,
-    };
-    strip_nulls(&mut v);
-    Some(v)
-}
-
-fn with_cache(mut v: Value, cc: Option<&CacheControl>) -> Value {
-    if let Some(cc) = cc {
-        v["cache_control"] = cache_control_json(cc);
-    }
-    v
-}
-
-fn strip_nulls(v: &mut Value) {
-    if let Value::Object(m) = v {
-        m.retain(|_, x| !x.is_null());
-    }
-}
-
-/// The fields each citation type takes in a request (responses carry a few more, such as
-/// `file_id`, that requests reject).
-fn citation_fields(kind: &str) -> Option<&'static [&'static str]> {
-    Some(match kind {
-        "char_location" => {
-            &["cited_text", "document_index", "document_title", "start_char_index", "end_char_index"]
-        }
-        "page_location" => {
-            &["cited_text", "document_index", "document_title", "start_page_number", "end_page_number"]
-        }
-        "content_block_location" => {
-            &["cited_text", "document_index", "document_title", "start_block_index", "end_block_index"]
-        }
-        "web_search_result_location" => &["cited_text", "encrypted_index", "title", "url"],
-        "search_result_location" => {
-            &["cited_text", "search_result_index", "source", "title", "start_block_index", "end_block_index"]
-        }
-        _ => return None,
-    })
-}
-
-fn encode_citation(c: &dive_core::Citation) -> Option<Value> {
-    let fields = citation_fields(&c.kind)?;
-    let mut m = Map::new();
-    m.insert("type".into(), json!(c.kind));
-    for f in fields {
-        let value = if *f == "cited_text" {
-            c.cited_text.as_ref().map(|t| json!(t))
-        } else {
-            c.fields.get(*f).cloned()
-        };
-        m.insert((*f).to_owned(), value.unwrap_or(Value::Null));
-    }
-    Some(Value::Object(m))
 }
 
 #[cfg(test)]

@@ -40,6 +40,7 @@ mod compact;
 mod computer;
 mod decode;
 mod encode;
+mod messages;
 mod options;
 mod stream;
 mod toolset;
@@ -52,6 +53,7 @@ pub use computer::{
     ComputerOutput, ComputerUse, ComputerUseError, ComputerVersion, Display, ScrollDirection,
 };
 pub use encode::{COMPACTION_BETA, ContextManagement, MessagesBody, NativeParams, WireTool};
+pub use messages::{WireCacheControl, WireMessages};
 pub use options::AnthropicOptions;
 pub use stream::{MessagesMapper, events, map_event};
 pub use toolset::{BASH_NAME, BASH_TYPE, TEXT_EDITOR_NAME, TEXT_EDITOR_TYPE, bash, declare, text_editor};

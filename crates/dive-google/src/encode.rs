@@ -17,8 +17,7 @@ use std::collections::HashMap;
 
 use dive_core::{
     Content, MediaSource, Message, ModelRequest, ReasoningEffort, ReminderStyle, ResponseFormat, Role,
-    ThinkingDisplay, ThinkingMode, ToolChoice, ToolDefinition, ToolResultContent, ToolUse,
-    answer_unanswered_tool_calls, render_reminders,
+    ThinkingDisplay, ThinkingMode, ToolChoice, ToolDefinition, ToolResultContent, ToolUse, history_to_send,
 };
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -52,13 +51,7 @@ pub(crate) fn encode_request<'a>(
 ) -> Result<Body<'a>, SchemaError> {
     let model = opts.model;
     let options = request.options.get::<GeminiOptions>();
-    let answered = answer_unanswered_tool_calls(&request.messages);
-    // A copy only when reminders were rendered (or calls answered).
-    let rendered = match render_reminders(&answered, &ReminderStyle::UserText) {
-        Cow::Owned(rendered) => Some(rendered),
-        Cow::Borrowed(_) => None,
-    };
-    let messages = rendered.map_or(answered, Cow::Owned);
+    let messages = history_to_send(&request.messages, &ReminderStyle::UserText);
     let contents = Contents {
         messages,
         files_base: opts.files_base,

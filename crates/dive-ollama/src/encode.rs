@@ -8,8 +8,7 @@ use std::collections::HashMap;
 
 use dive_core::{
     Content, MediaSource, Message, ModelRequest, ReasoningEffort, ReminderStyle, ResponseFormat, Role,
-    ThinkingMode, ToolChoice, ToolDefinition, ToolResultContent, answer_unanswered_tool_calls,
-    render_reminders,
+    ThinkingMode, ToolChoice, ToolDefinition, ToolResultContent, history_to_send,
 };
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -75,16 +74,9 @@ pub(crate) fn encode_tools(request: &ModelRequest) -> Vec<ToolOut<'_>> {
 /// Builds the body of an `/api/chat` call.
 pub(crate) fn encode_request<'a>(request: &'a ModelRequest, opts: &EncodeOptions<'a>) -> Body<'a> {
     let typed = request.options.get::<OllamaOptions>();
-    let answered = answer_unanswered_tool_calls(&request.messages);
-    // A copy only when reminders were rendered (or calls answered).
-    let rendered = match render_reminders(&answered, &ReminderStyle::UserText) {
-        Cow::Owned(rendered) => Some(rendered),
-        Cow::Borrowed(_) => None,
-    };
-    let messages = Messages {
-        system: request.system.as_deref().filter(|s| !s.is_empty()),
-        messages: rendered.map_or(answered, Cow::Owned),
-    };
+    let history = history_to_send(&request.messages, &ReminderStyle::UserText);
+    let messages =
+        Messages { system: request.system.as_deref().filter(|s| !s.is_empty()), messages: history };
     // Ollama has no tool_choice: `None` is honoured by not offering the tools.
     let offer_tools = !matches!(request.tool_choice, Some(ToolChoice::None));
     let tools = if offer_tools { opts.tools.clone() } else { None };

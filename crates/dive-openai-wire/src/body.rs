@@ -4,12 +4,11 @@
 //! rejects is never written. A dialect with a [`BodyHook`](crate::BodyHook) gets the fields
 //! as a JSON map to edit (the one place a `Value` tree of the body is built).
 
-use dive_core::{Message, ModelRequest, ReminderStyle, answer_unanswered_tool_calls, render_reminders};
+use dive_core::ModelRequest;
 use dive_provider::EncodedTools;
 use serde::ser::{Error as _, SerializeMap};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 
 use crate::dialect::Dialect;
 
@@ -117,15 +116,4 @@ impl<'a, M: SerializeMap> TopLevel<'a, M> {
         }
         self.map.end()
     }
-}
-
-/// The history as sent: unanswered tool calls answered and reminders rendered, borrowed
-/// from the request when neither changed anything.
-pub(crate) fn history<'a>(messages: &'a [Message], style: &ReminderStyle) -> Cow<'a, [Message]> {
-    let answered = answer_unanswered_tool_calls(messages);
-    let rendered = match render_reminders(&answered, style) {
-        Cow::Owned(rendered) => Some(rendered),
-        Cow::Borrowed(_) => None,
-    };
-    rendered.map_or(answered, Cow::Owned)
 }

@@ -29,7 +29,7 @@ pub use request::{
 pub use response::ModelResponse;
 pub use stop::{StopKind, classify_stop_reason};
 pub use unanswered::{
-    TOOL_CALL_UNKNOWN_TEXT, answer_unanswered_tool_calls, answer_unanswered_tool_calls_with,
+    TOOL_CALL_UNKNOWN_TEXT, answer_unanswered_tool_calls, answer_unanswered_tool_calls_with, history_to_send,
 };
 pub use usage::{Cost, LongContextPricing, Pricing, Usage, UsageIteration, UsageReport};
 

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use crate::message::{Content, Message, Role, ToolResultContent};
+use crate::reminder::{ReminderStyle, render_reminders};
 
 /// The result text for a call whose outcome is unknown.
 pub const TOOL_CALL_UNKNOWN_TEXT: &str = "Unknown result: this tool call was interrupted and may have \
@@ -29,6 +30,27 @@ taken effect, so check before repeating it.";
 #[must_use]
 pub fn answer_unanswered_tool_calls(messages: &[Message]) -> Cow<'_, [Message]> {
     answer_unanswered_tool_calls_with(messages, TOOL_CALL_UNKNOWN_TEXT)
+}
+
+/// The history as a provider sends it: every tool call answered
+/// ([`answer_unanswered_tool_calls`]) and reminders rendered in `style`
+/// ([`render_reminders`]). Borrows `messages` when neither changed anything, and copies them
+/// at most once when one did.
+///
+/// ```
+/// use dive_core::{Message, ReminderStyle, history_to_send};
+/// let history = vec![Message::user("hi")];
+/// let sent = history_to_send(&history, &ReminderStyle::UserText);
+/// assert!(matches!(sent, std::borrow::Cow::Borrowed(_)));
+/// ```
+#[must_use]
+pub fn history_to_send<'a>(messages: &'a [Message], style: &ReminderStyle) -> Cow<'a, [Message]> {
+    let answered = answer_unanswered_tool_calls(messages);
+    let rendered = match render_reminders(&answered, style) {
+        Cow::Owned(rendered) => Some(rendered),
+        Cow::Borrowed(_) => None,
+    };
+    rendered.map_or(answered, Cow::Owned)
 }
 
 /// [`answer_unanswered_tool_calls`] with a custom result text.

@@ -20,7 +20,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
-use crate::body::{Body, TopLevel, history};
+use crate::body::{Body, TopLevel};
 use crate::chat::reasoning::{stored_detail, thinking_chunk};
 use crate::dialect::Dialect;
 use crate::schema::strict_schema;
@@ -75,7 +75,7 @@ pub(crate) fn body<'a>(
         request,
         dialect,
         model: request.model.as_deref().unwrap_or(opts.model),
-        messages: history(&request.messages, &dialect.reminders),
+        messages: dive_core::history_to_send(&request.messages, &dialect.reminders),
         max_tokens: request.max_tokens.or(opts.max_tokens),
         stream: opts.stream,
         tools: Body::tools_for(dialect, &tools),

@@ -24,7 +24,7 @@ use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
-use crate::body::{Body, TopLevel, history};
+use crate::body::{Body, TopLevel};
 use crate::chat::json_schema_spec;
 use crate::schema::strict_schema;
 use crate::wire::EncodeOptions;
@@ -65,7 +65,7 @@ pub(crate) fn body<'a>(
     tools: Option<EncodedTools>,
 ) -> Body<'a> {
     let dialect = opts.dialect;
-    let messages = history(&request.messages, &dialect.reminders);
+    let messages = dive_core::history_to_send(&request.messages, &dialect.reminders);
     // Chained on a stored response: only what follows the last assistant message is sent.
     let start = if crate::options::previous_response_id(request).is_some() {
         messages.iter().rposition(|m| m.role == Role::Assistant).map_or(0, |i| i + 1)
