@@ -6,6 +6,8 @@ use dive_core::{Content, ModelResponse, UnknownContent, Usage, UsageIteration, U
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::block::ResponseBlock;
+
 /// Decodes one response content block. Null fields are dropped, a `tool_use` block's
 /// `caller` is kept under `metadata.anthropic.caller` for replay, and a block this version
 /// cannot type is kept verbatim as [`Content::Unknown`] (never an error).
@@ -43,23 +45,49 @@ fn count(v: &Value, key: &str) -> u64 {
     v.get(key).and_then(Value::as_u64).unwrap_or(0)
 }
 
-fn present(v: &Value, key: &str) -> Option<u64> {
-    v.get(key).and_then(Value::as_u64)
+/// An Anthropic `usage` object, typed (a field that is absent or null reads `None`).
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct UsageObject<'a> {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens_details: Option<OutputDetails>,
+    #[serde(default, borrow)]
+    service_tier: Option<Cow<'a, str>>,
+    #[serde(default)]
+    iterations: Option<Vec<Value>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct OutputDetails {
+    #[serde(default)]
+    thinking_tokens: Option<u64>,
 }
 
 /// Reads an Anthropic `usage` object (a full one or a `message_delta` frame) as a snapshot:
 /// `message_delta` counts are cumulative totals and a field that is absent is "not
 /// applicable here", so only the fields present are reported (they replace the earlier value,
-/// see [`UsageReport`]). `iterations` is kept whole.
+/// see [`UsageReport`]). `iterations` is kept whole. A `usage` that is not an object reports
+/// nothing.
 pub(crate) fn decode_usage(v: &Value) -> UsageReport {
+    usage_report(UsageObject::deserialize(v).unwrap_or_default())
+}
+
+fn usage_report(u: UsageObject<'_>) -> UsageReport {
     let mut r = UsageReport::default();
-    r.input_tokens = present(v, "input_tokens");
-    r.output_tokens = present(v, "output_tokens");
-    r.cache_read_input_tokens = present(v, "cache_read_input_tokens");
-    r.cache_creation_input_tokens = present(v, "cache_creation_input_tokens");
-    r.reasoning_tokens = v.get("output_tokens_details").and_then(|d| present(d, "thinking_tokens"));
-    r.service_tier = v.get("service_tier").and_then(Value::as_str).map(str::to_owned);
-    r.iterations = v.get("iterations").and_then(Value::as_array).map(|items| {
+    r.input_tokens = u.input_tokens;
+    r.output_tokens = u.output_tokens;
+    r.cache_read_input_tokens = u.cache_read_input_tokens;
+    r.cache_creation_input_tokens = u.cache_creation_input_tokens;
+    r.reasoning_tokens = u.output_tokens_details.and_then(|d| d.thinking_tokens);
+    r.service_tier = u.service_tier.map(Cow::into_owned);
+    r.iterations = u.iterations.map(|items| {
         items
             .iter()
             .map(|i| {
@@ -92,8 +120,7 @@ pub(crate) fn billed(top: &Usage) -> Usage {
     total
 }
 
-/// A whole `message` object: the top level typed; content blocks stay JSON values until
-/// [`decode_block`] (a block this version cannot type is kept verbatim).
+/// A whole `message` object, typed; its content blocks are [`ResponseBlock`]s.
 #[derive(Debug, Default, Deserialize)]
 struct MessageObject<'a> {
     #[serde(default, borrow)]
@@ -106,10 +133,10 @@ struct MessageObject<'a> {
     stop_sequence: Option<Cow<'a, str>>,
     #[serde(default)]
     stop_details: Option<Value>,
+    #[serde(default, borrow)]
+    usage: Option<UsageObject<'a>>,
     #[serde(default)]
-    usage: Option<Value>,
-    #[serde(default)]
-    content: Option<Vec<Value>>,
+    content: Option<Vec<ResponseBlock>>,
     #[serde(default)]
     container: Option<Value>,
     #[serde(default)]
@@ -133,8 +160,8 @@ fn decode_object(m: MessageObject<'_>) -> ModelResponse {
     r.stop_reason = m.stop_reason.as_deref().unwrap_or_default().to_lowercase();
     r.stop_sequence = m.stop_sequence.map(Cow::into_owned);
     r.stop_details = m.stop_details;
-    r.usage = m.usage.as_ref().map(|u| billed(&decode_usage(u).to_usage())).unwrap_or_default();
-    r.content = m.content.into_iter().flatten().map(decode_block).collect();
+    r.usage = m.usage.map(|u| billed(&usage_report(u).to_usage())).unwrap_or_default();
+    r.content = m.content.into_iter().flatten().map(|b| b.0).collect();
     for (key, v) in [("container", m.container), ("diagnostics", m.diagnostics)] {
         if let Some(v) = v {
             r.metadata.insert(key.into(), v);

@@ -34,6 +34,7 @@
 #![deny(missing_docs)]
 #![allow(clippy::result_large_err)] // ProviderError on cold paths, as in dive-provider.
 
+mod block;
 mod cache;
 mod catalog;
 mod compact;
