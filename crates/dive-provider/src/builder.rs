@@ -165,6 +165,7 @@ impl<W: WireFormat> ProviderBuilder<W> {
             retry: self.retry.unwrap_or_default(),
             headers: self.headers,
             base_headers,
+            urls: std::sync::Arc::default(),
             client,
             vendor,
             wire: self.wire,

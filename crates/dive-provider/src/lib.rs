@@ -42,6 +42,7 @@ mod sse;
 mod stream;
 mod tls;
 mod tools;
+mod urls;
 mod vendor;
 mod wire;
 

@@ -42,6 +42,8 @@ pub struct HttpProvider<W> {
     /// The headers of every call (authorization, the extra headers, the content type), built
     /// once by the builder; each call clones it and adds its own.
     pub(crate) base_headers: HeaderMap,
+    /// The endpoint URLs called so far, parsed once each (shared by clones).
+    pub(crate) urls: std::sync::Arc<crate::urls::ParsedUrls>,
     pub(crate) client: reqwest::Client,
 }
 
@@ -185,12 +187,15 @@ impl<W: WireFormat> HttpProvider<W> {
     ) -> Result<reqwest::Response, ProviderError> {
         let provider = self.vendor.name;
         let headers = self.header_map(per_call, extra)?;
-        let response =
-            self.client.post(url).headers(headers).body(body.clone()).send().await.map_err(|e| {
-                let mut err = ProviderError::transport(provider, e);
-                err.message = redact(&err.message, &self.secrets());
-                err
-            })?;
+        let builder = match self.urls.get(url) {
+            Some(parsed) => self.client.post(parsed),
+            None => self.client.post(url),
+        };
+        let response = builder.headers(headers).body(body.clone()).send().await.map_err(|e| {
+            let mut err = ProviderError::transport(provider, e);
+            err.message = redact(&err.message, &self.secrets());
+            err
+        })?;
         if response.status().is_success() {
             return Ok(response);
         }

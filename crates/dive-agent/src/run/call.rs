@@ -166,20 +166,25 @@ impl Run {
         };
         let preview = tool.preview(&call.input);
         self.announce(call, preview.clone());
-        let mut input = call.input.clone();
+        let original = call;
+        let mut call = original.clone();
         let mut denial: Option<String> = None;
         let mut context = Vec::new();
         for hook in &self.agent.inner.hooks.pre_tool_use {
-            let ctx =
-                ToolUseContext::new(self.info.clone(), iteration, call.clone(), tool.annotations().clone())
-                    .with_preview(preview.clone());
+            let ctx = ToolUseContext::new(
+                self.info.clone(),
+                iteration,
+                original.clone(),
+                tool.annotations().clone(),
+            )
+            .with_preview(preview.clone());
             match hook.pre_tool_use(ctx).await {
                 Ok(decision) => {
                     if let (Verdict::Deny(reason), None) = (&decision.verdict, &denial) {
                         denial = Some(reason.clone());
                     }
                     if let Some(updated) = decision.updated_input {
-                        input = updated;
+                        call.input = updated;
                     }
                     context.extend(decision.additional_context);
                     reminders.add(decision.reminders);
@@ -191,8 +196,6 @@ impl Run {
                 Err(_) => {}
             }
         }
-        let mut call = call.clone();
-        call.input = input;
         let answered =
             |output: ToolOutput, kind: ToolCallErrorKind, message: String, context: Vec<String>| {
                 let mut result =
@@ -205,7 +208,7 @@ impl Run {
             let text = if reason.is_empty() { "The tool call was denied.".to_owned() } else { reason };
             return Ok(answered(ToolOutput::error(text.clone()), ToolCallErrorKind::Denied, text, context));
         }
-        if let Err(message) = self.agent.inner.schemas.check(&*tool, &call.input) {
+        if let Err(message) = self.agent.inner.schemas.check(&tool, &call.input) {
             return Ok(answered(
                 ToolOutput::error(message.clone()),
                 ToolCallErrorKind::InvalidInput,

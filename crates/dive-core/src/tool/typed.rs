@@ -130,8 +130,13 @@ impl<T: TypedTool> Tool for TypedToolAdapter<T> {
     }
 
     fn preview(&self, input: &Value) -> Option<ToolPreview> {
-        let decoded = decode_input::<T::Input>(self.tool.name(), input.clone()).ok()?;
-        self.tool.preview(&decoded)
+        // Read from the borrowed input: no copy is made for a tool without a preview.
+        let decoded = if input.is_null() {
+            <T::Input as serde::Deserialize>::deserialize(&Value::Object(serde_json::Map::new()))
+        } else {
+            <T::Input as serde::Deserialize>::deserialize(input)
+        };
+        self.tool.preview(&decoded.ok()?)
     }
 
     fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
