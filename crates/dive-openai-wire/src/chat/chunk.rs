@@ -4,8 +4,10 @@
 //! JSON values, read once.
 
 use std::borrow::Cow;
+use std::fmt;
 
 use serde::Deserialize;
+use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use crate::dialect::Dialect;
@@ -53,13 +55,72 @@ pub(crate) struct Delta {
     pub reasoning: Option<String>,
 }
 
-/// `content` as text, or as an array of typed chunks (Magistral's thinking/text chunks).
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
+/// `content` as text, or as an array of typed chunks (Magistral's thinking/text chunks);
+/// anything else is skipped.
+#[derive(Debug)]
 pub(crate) enum DeltaContent {
     Text(String),
     Chunks(Vec<Value>),
-    Other(serde::de::IgnoredAny),
+    Other,
+}
+
+/// Read by the shape of the value, as it comes: no buffered copy of the content is made to
+/// try one form after another.
+impl<'de> Deserialize<'de> for DeltaContent {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(DeltaContentVisitor)
+    }
+}
+
+struct DeltaContentVisitor;
+
+impl<'de> Visitor<'de> for DeltaContentVisitor {
+    type Value = DeltaContent;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("message content")
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<DeltaContent, E> {
+        Ok(DeltaContent::Text(text.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, text: String) -> Result<DeltaContent, E> {
+        Ok(DeltaContent::Text(text))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<DeltaContent, A::Error> {
+        let mut chunks = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(chunk) = seq.next_element::<Value>()? {
+            chunks.push(chunk);
+        }
+        Ok(DeltaContent::Chunks(chunks))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<DeltaContent, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(DeltaContent::Other)
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<DeltaContent, E> {
+        Ok(DeltaContent::Other)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<DeltaContent, E> {
+        Ok(DeltaContent::Other)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<DeltaContent, E> {
+        Ok(DeltaContent::Other)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<DeltaContent, E> {
+        Ok(DeltaContent::Other)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<DeltaContent, E> {
+        Ok(DeltaContent::Other)
+    }
 }
 
 /// A streamed piece of a tool call, by its `index`.
@@ -97,4 +158,30 @@ impl Delta {
 /// reads the chunk as a JSON value).
 pub(crate) fn typed_reasoning(dialect: &Dialect) -> bool {
     dialect.reasoning_fields.iter().all(|f| matches!(*f, "reasoning_content" | "reasoning"))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn content(v: Value) -> Option<DeltaContent> {
+        let from_text: Delta = serde_json::from_str(&json!({ "content": v }).to_string()).unwrap();
+        let from_value = Delta::deserialize(&json!({ "content": v })).unwrap();
+        assert_eq!(format!("{:?}", from_text.content), format!("{:?}", from_value.content));
+        from_text.content
+    }
+
+    #[test]
+    fn content_is_read_by_its_shape() {
+        assert!(matches!(content(json!("hi \"there\"")), Some(DeltaContent::Text(t)) if t == "hi \"there\""));
+        assert!(matches!(content(json!("")), Some(DeltaContent::Text(t)) if t.is_empty()));
+        let chunks = json!([{"type": "text", "text": "a"}, {"type": "thinking", "thinking": []}]);
+        assert!(matches!(content(chunks.clone()), Some(DeltaContent::Chunks(c)) if c == chunks.as_array().cloned().unwrap_or_default()));
+        assert!(content(Value::Null).is_none());
+        for other in [json!({"a": [1, {"b": 2}]}), json!(3), json!(-1), json!(1.5), json!(true)] {
+            assert!(matches!(content(other), Some(DeltaContent::Other)));
+        }
+    }
 }

@@ -275,7 +275,7 @@ impl StreamMapper for ChatMapper {
                         self.simple_delta(kind, t, out);
                     }
                 }
-                Some(DeltaContent::Other(_)) | None => {}
+                Some(DeltaContent::Other) | None => {}
             }
             if let Some(t) = delta.refusal {
                 self.simple_delta(Simple::Refusal, t, out);
