@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use crate::chat::usage::{ChatUsage, typed_cost};
 use crate::dialect::Dialect;
 
 /// One streamed chunk.
@@ -22,7 +23,7 @@ pub(crate) struct Chunk<'a> {
     #[serde(default, borrow)]
     pub service_tier: Option<Cow<'a, str>>,
     #[serde(default)]
-    pub usage: Option<Value>,
+    pub usage: Option<ChatUsage>,
     #[serde(default)]
     pub error: Option<Value>,
     #[serde(default, borrow)]
@@ -160,6 +161,12 @@ pub(crate) fn typed_reasoning(dialect: &Dialect) -> bool {
     dialect.reasoning_fields.iter().all(|f| matches!(*f, "reasoning_content" | "reasoning"))
 }
 
+/// Whether a whole response of this dialect is read typed ([`Chunk`] and its usage), or as
+/// a JSON value (a reasoning or cost field the typed forms do not know).
+pub(crate) fn typed_response(dialect: &Dialect) -> bool {
+    typed_reasoning(dialect) && typed_cost(dialect)
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -178,7 +185,9 @@ mod tests {
         assert!(matches!(content(json!("hi \"there\"")), Some(DeltaContent::Text(t)) if t == "hi \"there\""));
         assert!(matches!(content(json!("")), Some(DeltaContent::Text(t)) if t.is_empty()));
         let chunks = json!([{"type": "text", "text": "a"}, {"type": "thinking", "thinking": []}]);
-        assert!(matches!(content(chunks.clone()), Some(DeltaContent::Chunks(c)) if c == chunks.as_array().cloned().unwrap_or_default()));
+        assert!(
+            matches!(content(chunks.clone()), Some(DeltaContent::Chunks(c)) if c == chunks.as_array().cloned().unwrap_or_default())
+        );
         assert!(content(Value::Null).is_none());
         for other in [json!({"a": [1, {"b": 2}]}), json!(3), json!(-1), json!(1.5), json!(true)] {
             assert!(matches!(content(other), Some(DeltaContent::Other)));

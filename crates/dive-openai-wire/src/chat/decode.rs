@@ -1,6 +1,7 @@
 //! Chat Completions responses → [`ModelResponse`] and [`Usage`]. A whole response is read
 //! from its bytes straight into [`Completion`] (the message is the same typed [`Delta`] a
-//! stream chunk carries); only `usage` and the rare vendor parts stay JSON values.
+//! stream chunk carries, its usage a typed [`ChatUsage`]); only the rare vendor parts stay
+//! JSON values.
 
 use std::borrow::Cow;
 
@@ -8,8 +9,9 @@ use dive_core::{Content, Cost, ModelResponse, RefusalContent, ThinkingContent, T
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::chat::chunk::{Delta, DeltaContent, typed_reasoning};
+use crate::chat::chunk::{Delta, DeltaContent, typed_reasoning, typed_response};
 use crate::chat::reasoning::{ChunkKind, content_chunks, detail_block};
+use crate::chat::usage::{ChatUsage, typed_cost};
 use crate::dialect::Dialect;
 use crate::wire::{count, parse_arguments};
 
@@ -47,7 +49,7 @@ struct Completion<'a> {
     #[serde(default, borrow)]
     service_tier: Option<Cow<'a, str>>,
     #[serde(default)]
-    usage: Option<Value>,
+    usage: Option<ChatUsage>,
     #[serde(default, borrow)]
     choices: Vec<CompletionChoice<'a>>,
 }
@@ -62,11 +64,11 @@ struct CompletionChoice<'a> {
 
 /// Decodes a response body (the bytes as received).
 pub(crate) fn decode_body(body: &[u8], dialect: &Dialect) -> Result<ModelResponse, serde_json::Error> {
-    if typed_reasoning(dialect) {
+    if typed_response(dialect) {
         let completion: Completion<'_> = serde_json::from_slice(body)?;
-        return Ok(decode_completion(completion, dialect, None));
+        return Ok(decode_completion(completion, dialect, None, None));
     }
-    // A dialect reading reasoning from a field the typed form does not know.
+    // A dialect reading reasoning or cost from a field the typed forms do not know.
     let v: Value = serde_json::from_slice(body)?;
     Ok(decode_response(&v, dialect))
 }
@@ -85,16 +87,26 @@ pub fn decode_response(v: &Value, dialect: &Dialect) -> ModelResponse {
     let message = v.get("choices").and_then(|c| c.get(0)).and_then(|c| c.get("message"));
     let reasoning =
         if typed_reasoning(dialect) { None } else { message.and_then(|m| reasoning_text(m, dialect)) };
-    decode_completion(completion, dialect, reasoning)
+    let usage = if typed_cost(dialect) { None } else { v.get("usage") };
+    decode_completion(completion, dialect, reasoning, usage)
 }
 
 /// The response of a typed completion; `reasoning` is the text of a reasoning field the
-/// typed message does not hold (read from the JSON by the caller).
-fn decode_completion(c: Completion<'_>, dialect: &Dialect, reasoning: Option<String>) -> ModelResponse {
+/// typed message does not hold and `usage` the JSON of a usage whose cost field the typed
+/// usage does not read (both read from the JSON by the caller).
+fn decode_completion(
+    c: Completion<'_>,
+    dialect: &Dialect,
+    reasoning: Option<String>,
+    usage: Option<&Value>,
+) -> ModelResponse {
     let mut r = ModelResponse::default();
     r.id = c.id.map(Cow::into_owned).unwrap_or_default();
     r.model = c.model.map(Cow::into_owned).unwrap_or_default();
-    r.usage = c.usage.as_ref().map(|u| decode_usage(u, dialect)).unwrap_or_default();
+    r.usage = match usage {
+        Some(json) => decode_usage(json, dialect),
+        None => c.usage.as_ref().map(|u| u.to_usage(dialect)).unwrap_or_default(),
+    };
     r.usage.service_tier = c.service_tier.map(Cow::into_owned);
     let choice = c.choices.into_iter().next().unwrap_or_default();
     let mut message = choice.message.unwrap_or_default();

@@ -6,6 +6,7 @@ mod decode;
 mod encode;
 mod reasoning;
 mod stream;
+mod usage;
 
 pub(crate) use decode::decode_body;
 pub use decode::{decode_response, decode_usage};

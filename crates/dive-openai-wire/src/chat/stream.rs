@@ -22,6 +22,7 @@ use serde_json::{Map, Value, json};
 use crate::chat::chunk::{Chunk, Delta, DeltaContent, ToolCallDelta, typed_reasoning};
 use crate::chat::decode::{decode_usage, reasoning_text};
 use crate::chat::reasoning::{ChunkKind, content_chunks, detail_metadata, detail_text, merge_fragment};
+use crate::chat::usage::typed_cost;
 use crate::dialect::Dialect;
 
 mod exact;
@@ -249,8 +250,14 @@ impl StreamMapper for ChatMapper {
             message.model = chunk.model.as_deref().unwrap_or_default().to_owned();
             out.push_back(StreamEvent::message_start(message));
         }
-        if let Some(usage) = chunk.usage.as_ref().filter(|u| u.is_object()) {
-            let mut u = decode_usage(usage, &self.dialect);
+        if let Some(usage) = chunk.usage.as_ref().filter(|u| u.object) {
+            let mut u = if typed_cost(&self.dialect) {
+                usage.to_usage(&self.dialect)
+            } else {
+                // A cost field the typed usage does not read.
+                let whole: Value = serde_json::from_str(data).map_err(not_json)?;
+                decode_usage(&whole["usage"], &self.dialect)
+            };
             u.service_tier = chunk.service_tier.as_deref().map(str::to_owned);
             self.usage = Some(u);
         }
