@@ -3,7 +3,9 @@
 use std::borrow::Cow;
 
 use dive_core::{Content, ModelResponse, UnknownContent, Usage, UsageIteration, UsageReport};
+use dive_provider::lenient::{Count, ObjectReader, Text, read_object};
 use serde::Deserialize;
+use serde::de::MapAccess;
 use serde_json::{Map, Value, json};
 
 use crate::block::ResponseBlock;
@@ -45,29 +47,87 @@ fn count(v: &Value, key: &str) -> u64 {
     v.get(key).and_then(Value::as_u64).unwrap_or(0)
 }
 
-/// An Anthropic `usage` object, typed (a field that is absent or null reads `None`).
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct UsageObject<'a> {
-    #[serde(default)]
+/// An Anthropic `usage` object, read typed and leniently: a counter that is not a count
+/// reads as absent, the others are kept.
+#[derive(Debug, Default)]
+pub(crate) struct UsageObject {
     input_tokens: Option<u64>,
-    #[serde(default)]
     output_tokens: Option<u64>,
-    #[serde(default)]
     cache_read_input_tokens: Option<u64>,
-    #[serde(default)]
     cache_creation_input_tokens: Option<u64>,
-    #[serde(default)]
-    output_tokens_details: Option<OutputDetails>,
-    #[serde(default, borrow)]
-    service_tier: Option<Cow<'a, str>>,
-    #[serde(default)]
+    thinking_tokens: Option<u64>,
+    service_tier: Option<String>,
     iterations: Option<Vec<Value>>,
 }
 
-#[derive(Debug, Default, Deserialize)]
-struct OutputDetails {
-    #[serde(default)]
-    thinking_tokens: Option<u64>,
+impl<'de> Deserialize<'de> for UsageObject {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        read_object(deserializer, UsageFields)
+    }
+}
+
+struct UsageFields;
+
+impl ObjectReader for UsageFields {
+    type Out = UsageObject;
+    const KEYS: &'static [&'static str] = &[
+        "input_tokens",
+        "output_tokens",
+        "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+        "output_tokens_details",
+        "service_tier",
+        "iterations",
+    ];
+
+    fn field<'de, A: MapAccess<'de>>(
+        &self,
+        out: &mut UsageObject,
+        key: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match key {
+            0 => out.input_tokens = map.next_value::<Count>()?.0,
+            1 => out.output_tokens = map.next_value::<Count>()?.0,
+            2 => out.cache_read_input_tokens = map.next_value::<Count>()?.0,
+            3 => out.cache_creation_input_tokens = map.next_value::<Count>()?.0,
+            4 => out.thinking_tokens = map.next_value::<OutputDetails>()?.0,
+            5 => out.service_tier = map.next_value::<Text>()?.0,
+            _ => {
+                out.iterations = match map.next_value::<Value>()? {
+                    Value::Array(items) => Some(items),
+                    _ => None,
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `output_tokens_details`: its `thinking_tokens`.
+struct OutputDetails(Option<u64>);
+
+struct OutputDetailFields;
+
+impl ObjectReader for OutputDetailFields {
+    type Out = Option<u64>;
+    const KEYS: &'static [&'static str] = &["thinking_tokens"];
+
+    fn field<'de, A: MapAccess<'de>>(
+        &self,
+        out: &mut Option<u64>,
+        _key: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        *out = map.next_value::<Count>()?.0;
+        Ok(())
+    }
+}
+
+impl<'de> Deserialize<'de> for OutputDetails {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        read_object(deserializer, OutputDetailFields).map(OutputDetails)
+    }
 }
 
 /// Reads an Anthropic `usage` object (a full one or a `message_delta` frame) as a snapshot:
@@ -79,14 +139,14 @@ pub(crate) fn decode_usage(v: &Value) -> UsageReport {
     usage_report(UsageObject::deserialize(v).unwrap_or_default())
 }
 
-fn usage_report(u: UsageObject<'_>) -> UsageReport {
+fn usage_report(u: UsageObject) -> UsageReport {
     let mut r = UsageReport::default();
     r.input_tokens = u.input_tokens;
     r.output_tokens = u.output_tokens;
     r.cache_read_input_tokens = u.cache_read_input_tokens;
     r.cache_creation_input_tokens = u.cache_creation_input_tokens;
-    r.reasoning_tokens = u.output_tokens_details.and_then(|d| d.thinking_tokens);
-    r.service_tier = u.service_tier.map(Cow::into_owned);
+    r.reasoning_tokens = u.thinking_tokens;
+    r.service_tier = u.service_tier;
     r.iterations = u.iterations.map(|items| {
         items
             .iter()
@@ -133,8 +193,8 @@ struct MessageObject<'a> {
     stop_sequence: Option<Cow<'a, str>>,
     #[serde(default)]
     stop_details: Option<Value>,
-    #[serde(default, borrow)]
-    usage: Option<UsageObject<'a>>,
+    #[serde(default)]
+    usage: Option<UsageObject>,
     #[serde(default)]
     content: Option<Vec<ResponseBlock>>,
     #[serde(default)]
@@ -190,6 +250,19 @@ mod tests {
             serde_json::to_value(&future).unwrap(),
             json!({"type": "container_upload", "file_id": "f"})
         );
+    }
+
+    #[test]
+    fn an_odd_usage_field_reads_as_absent_and_keeps_the_others() {
+        let body = br#"{"id":"m","content":[],"usage":{"input_tokens":"five","output_tokens":9,
+            "output_tokens_details":3,"service_tier":7,"cache_read_input_tokens":-1,"iterations":{}}}"#;
+        let r = decode_body(body).unwrap();
+        assert_eq!((r.usage.input_tokens, r.usage.output_tokens, r.usage.cache_read_input_tokens), (0, 9, 0));
+        assert_eq!((r.usage.reasoning_tokens, r.usage.service_tier.as_deref()), (0, None));
+        let report = decode_usage(&json!({"input_tokens": 4, "output_tokens": null, "iterations": "x"}));
+        assert_eq!((report.input_tokens, report.output_tokens), (Some(4), None));
+        assert!(report.iterations.is_none());
+        assert_eq!(decode_usage(&json!("not an object")).input_tokens, None);
     }
 
     #[test]

@@ -35,6 +35,7 @@ mod client;
 mod error;
 mod events;
 mod http;
+pub mod lenient;
 mod ndjson;
 mod provider;
 mod retry;
