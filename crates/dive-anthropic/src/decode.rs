@@ -208,6 +208,21 @@ pub(crate) fn decode_body(body: &[u8]) -> Result<ModelResponse, serde_json::Erro
     Ok(decode_object(serde_json::from_slice(body)?))
 }
 
+/// `message_start` read typed: its message (its own usage left empty) and the usage it
+/// reported. `None` when the event is not in the typed shape: the caller reads it as JSON.
+pub(crate) fn decode_start(data: &str) -> Option<(ModelResponse, UsageReport)> {
+    #[derive(Deserialize)]
+    struct Start<'a> {
+        #[serde(borrow)]
+        message: MessageObject<'a>,
+    }
+    let mut start: Start<'_> = serde_json::from_str(data).ok()?;
+    let report = start.message.usage.take().map(usage_report).unwrap_or_default();
+    let mut message = decode_object(start.message);
+    message.usage = Usage::default();
+    Some((message, report))
+}
+
 /// Decodes a full `message` object (`message_start`'s).
 pub(crate) fn decode_message(v: Value) -> ModelResponse {
     MessageObject::deserialize(v).map(decode_object).unwrap_or_default()

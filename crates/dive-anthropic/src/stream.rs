@@ -31,7 +31,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::PROVIDER;
-use crate::decode::{billed, decode_block, decode_message, decode_usage};
+use crate::block::ResponseBlock;
+use crate::decode::{billed, decode_block, decode_message, decode_start, decode_usage};
 
 mod exact;
 use exact::{exact_delta, exact_delta_owned};
@@ -88,6 +89,7 @@ fn fast_delta(data: &str) -> Option<StreamEvent> {
 }
 
 /// What one SSE event means, before the adapter's state is applied.
+#[derive(Debug)]
 enum Mapped {
     /// A stream event as it stands.
     Event(StreamEvent),
@@ -172,7 +174,15 @@ fn map_raw(event: &SseEvent) -> Result<Mapped, ProviderError> {
         }
         "message_stop" => StreamEvent::MessageStop,
         "ping" => StreamEvent::Ping,
-        "message_start" | "content_block_start" | "content_block_delta" | "error" => return map_json(event),
+        "message_start" => match decode_start(&event.data) {
+            Some((message, report)) => return Ok(Mapped::Start(StreamEvent::message_start(message), report)),
+            None => return map_json(event),
+        },
+        "content_block_start" => match serde_json::from_str::<WireBlockStart>(&event.data) {
+            Ok(start) => return Ok(held_or_started(start.index, start.content_block.0)),
+            Err(_) => return map_json(event),
+        },
+        "content_block_delta" | "error" => return map_json(event),
         other => {
             tracing::debug!(event = other, "skipping unknown Anthropic stream event");
             return Ok(Mapped::Skip);
@@ -181,8 +191,24 @@ fn map_raw(event: &SseEvent) -> Result<Mapped, ProviderError> {
     Ok(Mapped::Event(out))
 }
 
-/// The events whose bodies are kept as JSON: a message or block (verbatim when this version
-/// cannot type it), a delta the fast path did not take, an error object.
+/// `content_block_start`, typed (its block read as a response's blocks are).
+#[derive(Deserialize)]
+struct WireBlockStart {
+    index: usize,
+    content_block: ResponseBlock,
+}
+
+/// A block that starts: held when this version cannot type it (its deltas are merged into
+/// its JSON), else started.
+fn held_or_started(index: usize, block: Content) -> Mapped {
+    match block {
+        Content::Unknown(u) => Mapped::HeldStart { index, raw: u.raw },
+        content_block => Mapped::Event(StreamEvent::block_start(index, content_block)),
+    }
+}
+
+/// The events whose bodies are read as JSON: `message_start` and `content_block_start` when
+/// their typed reading refused them, a delta the fast path did not take, an error object.
 fn map_json(event: &SseEvent) -> Result<Mapped, ProviderError> {
     let mut data: Value = serde_json::from_str(&event.data)
         .map_err(|e| decode_error(format!("stream event {:?} is not JSON: {e}", event.event)))?;
@@ -198,10 +224,7 @@ fn map_json(event: &SseEvent) -> Result<Mapped, ProviderError> {
         "content_block_start" => {
             let index = index(&data)?;
             let block = data.get_mut("content_block").map(Value::take).unwrap_or_default();
-            return Ok(match decode_block(block) {
-                Content::Unknown(u) => Mapped::HeldStart { index, raw: u.raw },
-                content_block => Mapped::Event(StreamEvent::block_start(index, content_block)),
-            });
+            return Ok(held_or_started(index, decode_block(block)));
         }
         "content_block_delta" => {
             let index = index(&data)?;
@@ -429,6 +452,54 @@ mod tests {
         e.event = event.into();
         e.data = data.into();
         e
+    }
+
+    /// Every `message_start` and `content_block_start` of the fixtures, read typed and as
+    /// JSON, means the same.
+    #[test]
+    fn typed_and_json_start_events_agree() {
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"));
+        let mut files = vec![dir.to_path_buf()];
+        let mut seen = std::collections::BTreeMap::<String, usize>::new();
+        while let Some(path) = files.pop() {
+            if path.is_dir() {
+                files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            for data in text.lines().filter_map(|l| l.strip_prefix("data: ")) {
+                let kind = serde_json::from_str::<Value>(data)
+                    .ok()
+                    .and_then(|v| v["type"].as_str().map(str::to_owned));
+                let Some(kind) =
+                    kind.filter(|k| matches!(k.as_str(), "message_start" | "content_block_start"))
+                else {
+                    continue;
+                };
+                let event = sse(&kind, data);
+                let typed = format!("{:?}", map_raw(&event).map_err(|e| e.message));
+                let json = format!("{:?}", map_json(&event).map_err(|e| e.message));
+                assert_eq!(typed, json, "{data}");
+                *seen.entry(kind).or_default() += 1;
+            }
+        }
+        assert!(seen.get("message_start").is_some_and(|n| *n >= 5), "{seen:?}");
+        assert!(seen.get("content_block_start").is_some_and(|n| *n >= 10), "{seen:?}");
+        for odd in [
+            r#"{"type":"message_start","message":{"id":7}}"#,
+            r#"{"type":"message_start"}"#,
+            r#"{"type":"content_block_start","index":1}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"server_tool_use","id":"s","name":"web_search","input":{}}}"#,
+            r#"{"type":"content_block_start","index":2,"content_block":{"type":"future_block","x":[1]}}"#,
+        ] {
+            let kind = if odd.contains("message_start") { "message_start" } else { "content_block_start" };
+            let event = sse(kind, odd);
+            assert_eq!(
+                format!("{:?}", map_raw(&event).map_err(|e| e.message)),
+                format!("{:?}", map_json(&event).map_err(|e| e.message)),
+                "{odd}"
+            );
+        }
     }
 
     #[test]
