@@ -99,13 +99,27 @@ pub struct ToolCallResult {
 impl ToolCallResult {
     /// A result for a call; the output's [`usage`](ToolOutput::usage) moves to the result.
     #[must_use]
-    pub fn new(call: &ToolUse, mut output: ToolOutput) -> Self {
+    pub fn new(call: &ToolUse, output: ToolOutput) -> Self {
+        Self::from_call(call.clone(), output)
+    }
+
+    /// [`new`](Self::new) taking the call by value: its id, name and input move into the
+    /// result instead of being copied.
+    ///
+    /// ```
+    /// use dive_core::{ToolCallResult, ToolOutput, ToolUse};
+    /// let call = ToolUse::new("c1", "add", serde_json::json!({"a": 1}));
+    /// let result = ToolCallResult::from_call(call, ToolOutput::text("1"));
+    /// assert_eq!((result.id.as_str(), result.input["a"].as_i64()), ("c1", Some(1)));
+    /// ```
+    #[must_use]
+    pub fn from_call(call: ToolUse, mut output: ToolOutput) -> Self {
         let usage = output.usage.take().map(Box::new);
         Self {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            input: call.input.clone(),
-            toolset_name: call.toolset_name.clone(),
+            id: call.id,
+            name: call.name,
+            input: call.input,
+            toolset_name: call.toolset_name,
             preview: None,
             output: Some(output),
             suspended: None,

@@ -257,7 +257,7 @@ impl Run {
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let (output, error, fatal, background) = match executed {
             Executed::Suspend(request) => {
-                let mut result = ToolCallResult::new(&call, ToolOutput::default());
+                let mut result = ToolCallResult::from_call(call, ToolOutput::default());
                 result.output = None;
                 result.suspended = Some(request.clone());
                 result.preview = preview;
@@ -276,7 +276,7 @@ impl Run {
             Executed::Background(output, handle) => (output, None, None, Some(handle)),
         };
         let failed = output.is_error || error.is_some();
-        let mut result = ToolCallResult::new(&call, output);
+        let mut result = ToolCallResult::from_call(call, output);
         result.error = error;
         result.preview = preview;
         result.additional_context = context;
@@ -299,6 +299,9 @@ impl Run {
     ) -> Result<(), HookError> {
         let hooks = &self.agent.inner.hooks;
         let count = if failed { hooks.post_tool_use_failure.len() } else { hooks.post_tool_use.len() };
+        if count == 0 {
+            return Ok(());
+        }
         let mut call = ToolUse::new(result.id.clone(), result.name.clone(), result.input.clone());
         call.toolset_name.clone_from(&result.toolset_name);
         for i in 0..count {
