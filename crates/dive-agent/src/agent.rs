@@ -33,8 +33,9 @@ impl ClaimOptions {
 
 /// Everything an agent is configured with; shared by every run.
 pub(crate) struct AgentInner {
-    pub(crate) name: String,
-    pub(crate) id: String,
+    /// Shared with every run's `RunInfo` (no copy a run).
+    pub(crate) name: Arc<str>,
+    pub(crate) id: Arc<str>,
     pub(crate) description: String,
     pub(crate) version: String,
     pub(crate) model: RwLock<Arc<dyn Llm>>,
@@ -173,6 +174,9 @@ impl Agent {
     /// reminders gets the rule after the rest.
     #[must_use]
     pub fn effective_system_prompt(&self) -> String {
+        if self.inner.rules.is_empty() {
+            return self.system_prompt();
+        }
         let mut parts = vec![self.system_prompt()];
         parts.extend(self.inner.rules.iter().cloned());
         parts.retain(|p| !p.trim().is_empty());

@@ -369,8 +369,8 @@ impl AgentBuilder {
             inner: Arc::new(AgentInner {
                 cache_key: format!("dive-agent-{id}"),
                 compaction: self.compaction,
-                name: self.name,
-                id,
+                name: self.name.into(),
+                id: id.into(),
                 description: self.description,
                 version: self.version,
                 model: RwLock::new(model),

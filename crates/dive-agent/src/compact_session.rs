@@ -91,8 +91,9 @@ impl Agent {
             return Ok(SessionCompaction::NothingToCompact);
         }
         let inner = &self.inner;
-        let info =
-            RunInfo::new(inner.name.as_str()).with_agent_id(inner.id.as_str()).with_session(session.id());
+        let info = RunInfo::new(std::sync::Arc::clone(&inner.name))
+            .with_agent_id(std::sync::Arc::clone(&inner.id))
+            .with_session(session.id());
         let tokens_before = estimate_tokens(&messages);
         let planned = hooks::Planned {
             info: &info,

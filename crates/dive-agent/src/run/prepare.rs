@@ -48,8 +48,8 @@ impl Run {
         };
         let model = agent.model();
         let system_prompt = agent.effective_system_prompt();
-        let mut info = RunInfo::new(inner.name.as_str())
-            .with_agent_id(inner.id.as_str())
+        let mut info = RunInfo::new(Arc::clone(&inner.name))
+            .with_agent_id(Arc::clone(&inner.id))
             .with_values(options.values.clone());
         let snapshot = match &session {
             Some(s) => {
@@ -76,7 +76,7 @@ impl Run {
         let mut history = match plan {
             Plan::Fresh { mut history, input: fresh } => {
                 input = fresh;
-                if history.is_empty() {
+                if history.is_empty() && !inner.hooks.session_start.is_empty() {
                     let seeded =
                         hooks::session_start(&inner.hooks, SessionStartContext::new(info.clone())).await?;
                     if !seeded.persisted.is_empty()
