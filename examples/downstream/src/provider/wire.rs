@@ -15,7 +15,7 @@ use dive_core::serde::{Deserialize, Serialize};
 use dive_core::serde_json::{self, Value};
 use dive_core::{
     Content, LlmError, LlmErrorKind, Message, ModelRequest, ModelResponse, ReminderStyle, Role, Secret,
-    ToolUse, Usage, answer_unanswered_tool_calls, redact, render_reminders,
+    ToolUse, Usage, history_to_send, redact,
 };
 
 /// The request body. Borrows from the request: nothing of the history is copied but text.
@@ -67,8 +67,7 @@ pub(crate) fn encode<'a>(
     model: &'a str,
     stream: bool,
 ) -> Result<Body<'a>, LlmError> {
-    let answered = answer_unanswered_tool_calls(&request.messages);
-    let rendered = render_reminders(&answered, &ReminderStyle::UserText);
+    let rendered = history_to_send(&request.messages, &ReminderStyle::UserText);
     let mut messages = Vec::with_capacity(rendered.len());
     for message in rendered.iter() {
         encode_message(message, &mut messages)?;
