@@ -157,18 +157,18 @@ impl Run {
                 batch.stop_with(exit);
                 return;
             }
-            let call = batch.calls[i].clone();
+            let call = &batch.calls[i];
             if halted && batch.halts[i] {
                 batch.announced[i] = true;
-                self.announce(&call, None);
+                self.announce(call, None);
                 let text = "Not run: an earlier call in this batch failed, so this call was skipped.";
-                let result = ToolCallResult::new(&call, ToolOutput::error(text))
+                let result = ToolCallResult::new(call, ToolOutput::error(text))
                     .with_error(ToolCallError::new(ToolCallErrorKind::BatchHalted, text));
                 batch.results[i] = Some(self.complete_answered(result));
                 batch.states[i] = ToolCallState::NotStarted;
                 continue;
             }
-            let prepared = self.prepare_call(&call, tools, iteration, &mut batch.reminders).await;
+            let prepared = self.prepare_call(call, tools, iteration, &mut batch.reminders).await;
             batch.announced[i] = true;
             let ready = match prepared {
                 Err(abort) => {
