@@ -190,7 +190,7 @@ impl Agent {
     /// with no response; after it, [`AgentError::Turn`] carrying the response of the turn that
     /// ended early (cancelled, model failure, hook abort, fatal tool error, save failure…).
     pub async fn run(&self, options: impl Into<RunOptions>) -> Result<Response, AgentError> {
-        crate::run::run(self.clone(), options.into(), None).await
+        crate::run::run(self.clone(), options.into(), None).await.map(|response| *response)
     }
 
     /// Runs one turn and streams every item as it happens, raw model events included. The

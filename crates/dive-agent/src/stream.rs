@@ -37,8 +37,8 @@ use crate::options::RunOptions;
 /// # });
 /// ```
 pub struct ResponseStream {
-    run: Option<BoxFuture<'static, Result<Response, AgentError>>>,
-    result: Option<Result<Response, AgentError>>,
+    run: Option<BoxFuture<'static, crate::run::Finished>>,
+    result: Option<crate::run::Finished>,
     items: UnboundedReceiver<ResponseItem>,
 }
 
@@ -61,10 +61,10 @@ impl ResponseStream {
     /// As [`Agent::run`].
     pub async fn finish(mut self) -> Result<Response, AgentError> {
         if let Some(run) = self.run.take() {
-            return run.await;
+            return run.await.map(|response| *response);
         }
         match self.result.take() {
-            Some(result) => result,
+            Some(result) => result.map(|response| *response),
             None => Err(AgentError::Config("the stream's result was already taken".into())),
         }
     }

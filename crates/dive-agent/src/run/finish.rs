@@ -3,19 +3,19 @@
 //! bounded write that ignores cancellation, emit `turn_ended`, and return by the contract.
 
 use dive_core::{
-    Content, IncompleteTurnContext, OutcomeReason, Persistence, PostGenerationContext, Response,
-    ResponseItem, SessionError, SuspendContext, SuspensionState, TOOL_CALL_UNKNOWN_TEXT, ToolCallState,
-    ToolResultContent, Turn, TurnOutcome, TurnStatus, answer_unanswered_tool_calls_with,
+    Content, IncompleteTurnContext, OutcomeReason, Persistence, PostGenerationContext, ResponseItem,
+    SessionError, SuspendContext, SuspensionState, TOOL_CALL_UNKNOWN_TEXT, ToolCallState, ToolResultContent,
+    Turn, TurnOutcome, TurnStatus, answer_unanswered_tool_calls_with,
 };
 
 use super::hooks::log_unless_abort;
 use super::messages::{append_user_blocks, reminder_blocks};
-use super::{Exit, Run};
+use super::{Exit, Finished, Run};
 use crate::error::{AgentError, TurnError, TurnFailure};
 use crate::texts::{TOOL_CALL_NOT_RUN_TEXT, incomplete_turn_reminder};
 
 impl Run {
-    pub(super) async fn finish(&mut self, exit: Exit) -> Result<Response, AgentError> {
+    pub(super) async fn finish(&mut self, exit: Exit) -> Finished {
         let exit = self.end_of_turn_hooks(exit).await;
         let (reason, detail, failure, hook, suspension) = match exit {
             Exit::Completed => (OutcomeReason::Completed, None, None, None, None),
@@ -68,7 +68,9 @@ impl Run {
             (failure, None) => failure,
         };
 
-        let mut response = std::mem::replace(&mut self.response, dive_core::Response::new(""));
+        // Built in its box, the response is not copied on its way out of the run.
+        let id = std::mem::take(&mut self.response_id);
+        let mut response = Box::new(self.response_skeleton(id));
         response.items = self.emitter.take_items();
         response.output_messages = self.output.split_off(self.output_start.min(self.output.len()));
         response.usage = self.usage.clone();
@@ -108,7 +110,7 @@ impl Run {
             (None, Some(save)) => save,
             (None, None) => return Ok(response),
         };
-        Err(AgentError::Turn(Box::new(TurnError { response, reason, cause })))
+        Err(AgentError::Turn(Box::new(TurnError { response: *response, reason, cause })))
     }
 
     /// OnSuspend and PostGeneration hooks; an abort from either turns the exit into an
@@ -133,7 +135,7 @@ impl Run {
         }
         if matches!(exit, Exit::Completed | Exit::Suspended(_)) {
             for hook in &hooks.post_generation {
-                let mut snapshot = self.response.clone();
+                let mut snapshot = self.response_skeleton(self.response_id.clone());
                 snapshot.output_messages.clone_from(&self.output);
                 snapshot.usage = self.usage.clone();
                 let ctx = PostGenerationContext::new(self.info.clone(), snapshot);

@@ -35,6 +35,10 @@ pub(crate) use model::ToolIndex;
 pub use prepare::TURN_CONTINUE_REMINDER;
 use resume::ResumeWork;
 
+/// How a run ends: its response is boxed where it is built, so the futures it returns
+/// through move a pointer, not the whole response.
+pub(crate) type Finished = Result<Box<Response>, AgentError>;
+
 /// How the loop ended; [`finish`] turns it into the outcome, the saved turn and the result.
 #[derive(Debug)]
 pub(crate) enum Exit {
@@ -76,7 +80,10 @@ pub(crate) struct Run {
     session: Option<Arc<dyn Session>>,
     prompt_cache_key: String,
     call_reminders: Vec<Reminder>,
-    response: Response,
+    /// The id of the response this invocation returns.
+    response_id: String,
+    /// When the invocation started (before the first hook): the response's `created_at`.
+    created_at: dive_core::Timestamp,
     turn_id: String,
     input: Vec<Message>,
     output: Vec<Message>,
@@ -124,7 +131,7 @@ pub(crate) async fn run(
     agent: Agent,
     options: RunOptions,
     stream: Option<UnboundedSender<ResponseItem>>,
-) -> Result<Response, AgentError> {
+) -> Finished {
     crate::runtime::check()?;
     let session = options.session.clone().or_else(|| agent.inner.session.clone());
     let held = match &session {
@@ -133,8 +140,8 @@ pub(crate) async fn run(
     };
     // The turn's state lives in one allocation, made here: every future above this one
     // stays a few hundred bytes, so awaiting and moving it copies next to nothing. Inside,
-    // the run lives once and the rare resume paths are boxed so that their futures do not
-    // widen every turn's.
+    // the run lives once, in its own box (`prepare` builds it there), and the rare resume
+    // paths are boxed so that their futures do not widen every turn's.
     lock::while_held(
         held.as_ref(),
         Box::pin(async move {
@@ -164,7 +171,7 @@ impl Run {
     }
 
     /// Everything after the turn boundary; every path ends in [`finish`].
-    async fn execute(&mut self) -> Result<Response, AgentError> {
+    async fn execute(&mut self) -> Finished {
         self.open_span();
         let exit = match self.begin().await {
             Some(exit) => exit,
@@ -227,6 +234,14 @@ impl Run {
                 _ => self.pending_reminders.push(r.reminder),
             }
         }
+    }
+
+    /// The response, under `id`, as it stands before the turn's results are put in: model and
+    /// start.
+    fn response_skeleton(&self, id: String) -> Response {
+        let mut response = Response::new_at(id, self.created_at);
+        response.model = self.model.model().to_owned();
+        response
     }
 
     /// Records a message of the turn's output (and what the model sees).

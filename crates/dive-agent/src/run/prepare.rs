@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use dive_core::{
-    Message, Reminder, Response, ResponseItem, RunInfo, Session, SessionStartContext, Turn, TurnOrigin, Usage,
+    Message, Reminder, ResponseItem, RunInfo, Session, SessionStartContext, Turn, TurnOrigin, Usage,
 };
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
@@ -30,7 +30,7 @@ impl Run {
         mut options: RunOptions,
         session: Option<Arc<dyn Session>>,
         stream: Option<UnboundedSender<ResponseItem>>,
-    ) -> Result<Self, AgentError> {
+    ) -> Result<Box<Self>, AgentError> {
         let inner = &agent.inner;
         if let Some(s) = &session
             && inner.checkpoint_steps
@@ -142,8 +142,7 @@ impl Run {
             deadline: inner.response_timeout.map(|t| Instant::now() + t),
             claim_lost: claim.as_ref().map(|c| c.lost.clone()),
         };
-        let mut response = Response::new_at(inner.seams.new_id("resp"), inner.seams.now());
-        response.model = model.model().to_owned();
+        let (response_id, created_at) = (inner.seams.new_id("resp"), inner.seams.now());
         let (output, prior_usage, records) = match prior {
             Some(open) => (open.output, open.usage, open.records),
             None => (Vec::new(), Usage::default(), Vec::new()),
@@ -155,7 +154,7 @@ impl Run {
             let from = options.background_results.iter().find_map(|h| h.turn_id.clone()).unwrap_or_default();
             TurnOrigin::Background { from_turn_id: from }
         });
-        Ok(Self {
+        Ok(Box::new(Self {
             emitter: Emitter::new(options.on_event.clone(), stream),
             model,
             system_prompt,
@@ -165,7 +164,8 @@ impl Run {
             session,
             prompt_cache_key,
             call_reminders,
-            response,
+            response_id,
+            created_at,
             turn_id,
             input,
             output_start: output.len(),
@@ -189,6 +189,6 @@ impl Run {
             span: std::sync::Mutex::new(None),
             compaction,
             agent,
-        })
+        }))
     }
 }

@@ -9,8 +9,7 @@ use dive_core::{
 
 use super::call::BatchReminders;
 use super::messages::tool_results_message;
-use super::{Exit, Run};
-use crate::error::AgentError;
+use super::{Exit, Finished, Run};
 
 /// What a resume brings: the suspension and the results accepted for it.
 #[derive(Debug)]
@@ -106,7 +105,7 @@ impl Run {
 
     /// Closes a suspended turn as cancelled without calling the model: finished calls keep
     /// their results, pending calls are unknown; OnIncompleteTurn runs; no error is returned.
-    pub(super) async fn finish_cancelled_suspension(&mut self) -> Result<Response, AgentError> {
+    pub(super) async fn finish_cancelled_suspension(&mut self) -> Finished {
         self.open_span();
         if let Some(work) = self.resume.take() {
             self.abandon_suspension(&work.state);
@@ -120,7 +119,7 @@ impl Run {
 
     /// A partial resume: the accepted results are saved into the suspension (still waiting
     /// for the rest) before their items are emitted. A failed save changes nothing.
-    pub(super) async fn finish_partial_resume(&mut self) -> Result<Response, AgentError> {
+    pub(super) async fn finish_partial_resume(&mut self) -> Finished {
         let Some(work) = self.resume.take() else { return self.execute().await };
         let mut state = work.state;
         let (results, _abort) = self.accept(work.accepted).await;
@@ -150,7 +149,7 @@ impl Run {
             self.emit_result(result);
         }
         let seams = &self.agent.inner.seams;
-        let mut response = Response::new_at(seams.new_id("resp"), seams.now());
+        let mut response = Box::new(Response::new_at(seams.new_id("resp"), seams.now()));
         response.model = self.model.model().to_owned();
         response.items = self.emitter.take_items();
         response.status = turn.status;
