@@ -120,8 +120,12 @@ impl WireFormat for Messages {
     }
 
     fn path(&self, encoded: &Encoded<MessagesBody<'_>>, _call: &CallContext<'_>) -> String {
-        let beta = if encoded.header("anthropic-beta").is_some() { "?beta=true" } else { "" };
-        format!("/v1/messages{beta}")
+        let path = if encoded.header("anthropic-beta").is_some() {
+            "/v1/messages?beta=true"
+        } else {
+            "/v1/messages"
+        };
+        path.to_owned()
     }
 
     fn authorize(&self, key: &Secret, headers: &mut HeaderMap) -> Result<(), ProviderError> {

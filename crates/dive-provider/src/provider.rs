@@ -47,6 +47,13 @@ pub struct HttpProvider<W> {
     pub(crate) client: reqwest::Client,
 }
 
+/// A request ready to send: its URL, its serialized body and the call's own headers.
+struct ReadyRequest {
+    url: String,
+    body: bytes::Bytes,
+    headers: Vec<(&'static str, String)>,
+}
+
 impl<W: WireFormat> fmt::Debug for HttpProvider<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HttpProvider")
@@ -203,13 +210,15 @@ impl<W: WireFormat> HttpProvider<W> {
             .await
     }
 
+    /// The request ready to send. The typed body ends here, so the request futures that
+    /// follow do not carry it.
     fn prepare<'a>(
         &'a self,
         request: &'a ModelRequest,
         call: &CallContext<'a>,
-    ) -> Result<(String, bytes::Bytes, Encoded<W::Body<'a>>), ProviderError> {
+    ) -> Result<ReadyRequest, ProviderError> {
         let encoded = self.encode(request, call)?;
-        let url = format!("{}{}", self.base_url, self.wire.path(&encoded, call));
+        let url = [self.base_url.as_str(), &self.wire.path(&encoded, call)].concat();
         let body = serde_json::to_vec(&encoded.body).map_err(|e| {
             ProviderError::new(
                 self.vendor.name,
@@ -218,7 +227,7 @@ impl<W: WireFormat> HttpProvider<W> {
             )
         })?;
         tracing::debug!(provider = self.vendor.name, url = %url, model = call.model, "calling the API");
-        Ok((url, bytes::Bytes::from(body), encoded))
+        Ok(ReadyRequest { url, body: bytes::Bytes::from(body), headers: encoded.headers })
     }
 
     /// A POST whose whole answer body is read, retried by the provider's policy.
@@ -240,8 +249,8 @@ impl<W: WireFormat> HttpProvider<W> {
 
     async fn generate_inner(&self, request: ModelRequest) -> Result<ModelResponse, ProviderError> {
         let call = self.call(&request, false);
-        let (url, body, encoded) = self.prepare(&request, &call)?;
-        let bytes = self.post_whole(&url, &body, &encoded.headers, &request.headers).await?;
+        let ReadyRequest { url, body, headers } = self.prepare(&request, &call)?;
+        let bytes = self.post_whole(&url, &body, &headers, &request.headers).await?;
         let mut response = self.wire.decode(&bytes, &call)?;
         let model = if response.model.is_empty() { call.model } else { &response.model };
         price(&mut response.usage, self.pricing(model).as_ref());
@@ -250,11 +259,11 @@ impl<W: WireFormat> HttpProvider<W> {
 
     async fn stream_inner(&self, request: ModelRequest) -> Result<EventStream, ProviderError> {
         let call = self.call(&request, true);
-        let (url, body, encoded) = self.prepare(&request, &call)?;
+        let ReadyRequest { url, body, headers } = self.prepare(&request, &call)?;
         let pricing = self.pricing(call.model);
         let provider = self.vendor.name;
         let (url, body, per_call, extra, pricing, call) =
-            (&url, &body, &encoded.headers, &request.headers, &pricing, &call);
+            (&url, &body, &headers, &request.headers, &pricing, &call);
         let events = open_stream(
             &self.retry,
             move || async move {

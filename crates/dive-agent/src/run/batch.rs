@@ -168,21 +168,25 @@ impl Run {
                 batch.states[i] = ToolCallState::NotStarted;
                 continue;
             }
-            let prepared = self.prepare_call(call, tools, iteration, &mut batch.reminders).await;
-            batch.announced[i] = true;
-            let ready = match prepared {
-                Err(abort) => {
-                    batch.stop_with(Exit::hook(abort));
-                    return;
+            // Scoped, and taken apart at once, so what `prepare_call` returned is not kept twice
+            // in this future across the awaits below.
+            let super::call::Ready { meta, execution } = {
+                let prepared = self.prepare_call(call, tools, iteration, &mut batch.reminders).await;
+                batch.announced[i] = true;
+                match prepared {
+                    Err(abort) => {
+                        batch.stop_with(Exit::hook(abort));
+                        return;
+                    }
+                    Ok(Prepared::Answered(result)) => {
+                        let result = self.complete_answered(result);
+                        halted |= batch.halts[i] && result.is_error();
+                        batch.results[i] = Some(result);
+                        batch.states[i] = ToolCallState::Completed;
+                        continue;
+                    }
+                    Ok(Prepared::Ready(ready)) => ready,
                 }
-                Ok(Prepared::Answered(result)) => {
-                    let result = self.complete_answered(result);
-                    halted |= batch.halts[i] && result.is_error();
-                    batch.results[i] = Some(result);
-                    batch.states[i] = ToolCallState::Completed;
-                    continue;
-                }
-                Ok(Prepared::Ready(ready)) => ready,
             };
             if let Some(interrupt) = self.interrupts.check() {
                 batch.stop_with(Exit::interrupted(interrupt));
@@ -192,18 +196,14 @@ impl Run {
             if let Some(exit) = self.batch_checkpoint(batch).await {
                 batch.states[i] = ToolCallState::NotStarted;
                 batch.stop_with(exit);
-                end_span(ready.meta);
+                end_span(meta);
                 return;
             }
             let started = Instant::now();
-            let interrupts = self.interrupts.clone();
-            let turn_id = self.turn_id.clone();
-            let agent = Arc::clone(&self.agent.inner);
-            let super::call::Ready { meta, execution } = ready;
             let executed = tokio::select! {
                 biased;
-                why = interrupts.hard() => Err(why),
-                e = execute(execution, &turn_id, &agent.seams) => Ok(e),
+                why = self.interrupts.hard() => Err(why),
+                e = execute(execution, &self.turn_id, &self.agent.inner.seams) => Ok(e),
             };
             let executed = match executed {
                 Ok(e) => e,
