@@ -38,6 +38,11 @@ impl CompactionState {
             _ => Self::default(),
         }
     }
+
+    /// Whether this run compacted its working set.
+    pub(crate) fn compacted(&self) -> bool {
+        self.compacted
+    }
 }
 
 impl Run {

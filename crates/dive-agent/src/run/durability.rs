@@ -21,22 +21,39 @@ impl Run {
     /// The turn as it stands: input, output (plus `extra`, e.g. the results a batch has so
     /// far), usage and call states.
     pub(super) fn turn_record(&self, extra: Option<Message>) -> Turn {
-        let mut turn = self.record_of(self.input.clone(), self.tool_records.clone());
+        let mut turn = self.record_of(self.input.clone(), self.output.clone(), self.tool_records.clone());
         turn.messages.extend(extra);
         turn
     }
 
     /// The closing turn record: [`turn_record`](Self::turn_record), with the input moved out
-    /// of the run rather than copied and the call records read from the closing `outcome`.
+    /// of the run rather than copied, the output moved out of the working set when that ends
+    /// with it, and the call records read from the closing `outcome`.
     pub(super) fn final_turn_record(&mut self, outcome: &dive_core::TurnOutcome) -> Turn {
         let input = std::mem::take(&mut self.input);
-        self.record_of(input, outcome.tool_calls.clone())
+        let output = self.final_output();
+        self.record_of(input, output, outcome.tool_calls.clone())
     }
 
-    /// A turn record of `input`, the run's output and usage, and `tool_calls`.
-    fn record_of(&self, input: Vec<Message>, tool_calls: Vec<ToolCallRecord>) -> Turn {
+    /// A copy of the output for the closing record. The working set is not read again after
+    /// it (unless the run compacted it: then it is recorded in the session), and it ends with
+    /// the output unless a hook or compaction rewrote it: then its tail is moved, not cloned.
+    fn final_output(&mut self) -> Vec<Message> {
+        let n = self.output.len();
+        if !self.compaction.compacted()
+            && let Some(working) = Arc::get_mut(&mut self.working)
+            && let Some(start) = working.len().checked_sub(n)
+            && working[start..] == self.output[..]
+        {
+            return working.split_off(start);
+        }
+        self.output.clone()
+    }
+
+    /// A turn record of `input` and `output`, the run's usage, and `tool_calls`.
+    fn record_of(&self, input: Vec<Message>, output: Vec<Message>, tool_calls: Vec<ToolCallRecord>) -> Turn {
         let mut turn = Turn::new_at(self.turn_id.clone(), input, self.agent.inner.seams.now());
-        turn.messages.extend(self.output.iter().cloned());
+        turn.messages.extend(output);
         turn.usage = self.turn_usage();
         turn.tool_calls = tool_calls;
         turn.origin = self.origin.clone().or(turn.origin);
@@ -59,8 +76,14 @@ impl Run {
         }
     }
 
-    /// Inserts or updates call records by id, keeping first-seen order.
-    pub(super) fn upsert_records(&mut self, records: impl IntoIterator<Item = ToolCallRecord>) {
+    /// Inserts or updates call records by id, keeping first-seen order. The first records,
+    /// when their ids are distinct, are taken as they are (no second list is allocated).
+    pub(super) fn upsert_records(&mut self, records: Vec<ToolCallRecord>) {
+        let distinct = records.iter().enumerate().all(|(i, r)| records[..i].iter().all(|p| p.id != r.id));
+        if self.tool_records.is_empty() && distinct {
+            self.tool_records = records;
+            return;
+        }
         for record in records {
             match self.tool_records.iter_mut().find(|r| r.id == record.id) {
                 Some(existing) => *existing = record,

@@ -78,8 +78,9 @@ impl Run {
         response.status = turn.status;
         response.suspension = turn.suspension.clone();
         response.background_tasks = std::mem::take(&mut self.background);
-        if let Some((reason, details)) = self.last_stop.take() {
-            response.stop_reason = reason;
+        if let Some((call, details)) = self.last_stop.take() {
+            response.stop_reason =
+                self.model_calls.get(call).map(|r| r.stop_reason.clone()).unwrap_or_default();
             response.stop_details = details;
         }
         response.model_calls = std::mem::take(&mut self.model_calls);

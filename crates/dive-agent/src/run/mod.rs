@@ -97,8 +97,9 @@ pub(crate) struct Run {
     next_call_reminders: Vec<Reminder>,
     /// Recorded reminders waiting for the next iteration boundary.
     pending_reminders: Vec<Reminder>,
-    /// The last model response's stop reason and details (all the response keeps of it).
-    last_stop: Option<(String, Option<serde_json::Value>)>,
+    /// The last model response: its call record's place in `model_calls` (which holds its stop
+    /// reason) and its stop details (all the response keeps of it).
+    last_stop: Option<(usize, Option<serde_json::Value>)>,
     /// The model stream being read: kept here so a call cancelled mid-stream still leaves what
     /// it produced (see `keep_partial`).
     stream: Option<EventStream>,

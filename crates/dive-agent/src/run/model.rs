@@ -244,8 +244,8 @@ impl Run {
                 span.set_response(&response);
                 span.end();
                 self.usage += &response.usage;
+                self.last_stop = Some((self.model_calls.len(), response.stop_details.clone()));
                 self.model_calls.push(record);
-                self.last_stop = Some((response.stop_reason.clone(), response.stop_details.clone()));
                 Ok(response)
             }
             Err(failure) => {

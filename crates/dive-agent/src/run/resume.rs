@@ -46,7 +46,8 @@ impl Run {
         self.upsert_records(
             results
                 .iter()
-                .map(|r| ToolCallRecord::new(r.id.clone(), r.name.clone(), ToolCallState::Completed)),
+                .map(|r| ToolCallRecord::new(r.id.clone(), r.name.clone(), ToolCallState::Completed))
+                .collect(),
         );
         (results, exit)
     }
