@@ -231,6 +231,31 @@ async fn generation_hooks_edit_prompt_and_working_messages() {
 }
 
 #[tokio::test]
+async fn the_saved_turn_keeps_the_output_when_a_hook_rewrote_it_in_the_working_set() {
+    let model =
+        ScriptedModel::new([calls(&[("c1", "echo", json!({"text": "a"}))]), ModelResponse::text("done")]);
+    // From the second iteration on, the model sees the tool exchange summarised: the working
+    // set no longer ends with the turn's output.
+    let hooks = Hooks::new().on_pre_iteration(|c: GenerationContext| async move {
+        if c.iteration == 0 {
+            return Ok(GenerationEdit::unchanged());
+        }
+        Ok(GenerationEdit::messages(vec![Message::user("go"), Message::assistant("(echoed a)")]))
+    });
+    let agent = agent_with(&model).tool(echo("echo", Arc::default())).hooks(hooks).build().unwrap();
+    let response = agent.run("go").await.unwrap();
+    assert_eq!(
+        model.requests().last().unwrap().messages.iter().map(Message::text).collect::<Vec<_>>(),
+        ["go", "(echoed a)"]
+    );
+    assert_eq!(response.output_messages.len(), 3, "the call, its result, the answer");
+    let turn = response.turn.as_ref().unwrap();
+    assert_eq!(turn.messages[0].text(), "go");
+    assert_eq!(turn.messages[1..], response.output_messages[..], "the saved turn holds the real output");
+    assert_eq!(last_results(&turn.messages)[0].1, "a");
+}
+
+#[tokio::test]
 async fn an_abort_from_a_hook_ends_the_turn_as_hook_abort() {
     let model = ScriptedModel::new([calls(&[
         ("c1", "echo", json!({"text": "a"})),
