@@ -33,13 +33,15 @@ pub fn new_id(prefix: &str) -> String {
     // 48 bits of time, then 80 bits of randomness: 128 bits, 26 symbols of 5 bits (130 bits).
     let hi: u128 =
         (u128::from(millis & 0xFFFF_FFFF_FFFF) << 80) | (u128::from(r1) << 16) | u128::from(r2 & 0xFFFF);
+    let mut symbols = [0u8; 26];
+    for (i, symbol) in symbols.iter_mut().rev().enumerate() {
+        *symbol = ALPHABET[((hi >> (i * 5)) & 31) as usize];
+    }
     let mut out = String::with_capacity(prefix.len() + 27);
     out.push_str(prefix);
     out.push('_');
-    for i in (0..26).rev() {
-        let idx = ((hi >> (i * 5)) & 31) as usize;
-        out.push(ALPHABET[idx] as char);
-    }
+    // Every symbol is ASCII, so this never falls back.
+    out.push_str(std::str::from_utf8(&symbols).unwrap_or_default());
     out
 }
 

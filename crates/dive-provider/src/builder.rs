@@ -166,6 +166,7 @@ impl<W: WireFormat> ProviderBuilder<W> {
             headers: self.headers,
             base_headers,
             urls: std::sync::Arc::default(),
+            body_sizes: std::sync::Arc::default(),
             client,
             vendor,
             wire: self.wire,

@@ -30,6 +30,7 @@
 // boxing it would only move the allocation.
 #![allow(clippy::result_large_err)]
 
+mod body_sizes;
 mod builder;
 mod client;
 mod error;

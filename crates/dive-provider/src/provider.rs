@@ -44,6 +44,8 @@ pub struct HttpProvider<W> {
     pub(crate) base_headers: HeaderMap,
     /// The endpoint URLs called so far, parsed once each (shared by clones).
     pub(crate) urls: std::sync::Arc<crate::urls::ParsedUrls>,
+    /// How large the request bodies have been (shared by clones).
+    pub(crate) body_sizes: std::sync::Arc<crate::body_sizes::BodySizes>,
     pub(crate) client: reqwest::Client,
 }
 
@@ -219,15 +221,23 @@ impl<W: WireFormat> HttpProvider<W> {
     ) -> Result<ReadyRequest, ProviderError> {
         let encoded = self.encode(request, call)?;
         let url = [self.base_url.as_str(), &self.wire.path(&encoded, call)].concat();
-        let body = serde_json::to_vec(&encoded.body).map_err(|e| {
+        let body = self.serialize_body(&encoded.body)?;
+        tracing::debug!(provider = self.vendor.name, url = %url, model = call.model, "calling the API");
+        Ok(ReadyRequest { url, body, headers: encoded.headers })
+    }
+
+    /// A request body as JSON, written into a buffer sized by the bodies before it.
+    fn serialize_body(&self, body: &impl serde::Serialize) -> Result<bytes::Bytes, ProviderError> {
+        let mut buffer = self.body_sizes.buffer();
+        serde_json::to_writer(&mut buffer, body).map_err(|e| {
             ProviderError::new(
                 self.vendor.name,
                 LlmErrorKind::InvalidRequest,
                 format!("request body does not serialize: {e}"),
             )
         })?;
-        tracing::debug!(provider = self.vendor.name, url = %url, model = call.model, "calling the API");
-        Ok(ReadyRequest { url, body: bytes::Bytes::from(body), headers: encoded.headers })
+        self.body_sizes.record(buffer.len());
+        Ok(bytes::Bytes::from(buffer))
     }
 
     /// A POST whose whole answer body is read, retried by the provider's policy.
@@ -292,13 +302,7 @@ impl<W: WireFormat> HttpProvider<W> {
         }
         let (path, encoded) = self.wire.encode_compaction(&request, instructions.as_deref(), &call)?;
         let url = format!("{}{path}", self.base_url);
-        let body = bytes::Bytes::from(serde_json::to_vec(&encoded.body).map_err(|e| {
-            ProviderError::new(
-                provider,
-                LlmErrorKind::InvalidRequest,
-                format!("request body does not serialize: {e}"),
-            )
-        })?);
+        let body = self.serialize_body(&encoded.body)?;
         tracing::debug!(provider, url = %url, model = call.model, "compacting on the server");
         let bytes = self.post_whole(&url, &body, &encoded.headers, &request.headers).await?;
         let mut compacted = self.wire.decode_compaction(&bytes, &call)?;
