@@ -24,38 +24,46 @@ use crate::texts::TOOL_CALL_NOT_RUN_TEXT;
 struct Batch {
     calls: Vec<ToolUse>,
     results: Vec<Option<ToolCallResult>>,
-    states: Vec<ToolCallState>,
-    announced: Vec<bool>,
-    halts: Vec<bool>,
-    read_only: Vec<bool>,
+    /// Per call, in declared order (one list, not one a field).
+    slots: Vec<Slot>,
     suspended: Vec<(usize, SuspendRequest)>,
     reminders: BatchReminders,
     stop: Option<Exit>,
 }
 
+/// What a batch tracks of one call besides its result.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    state: ToolCallState,
+    /// Its `tool_call` item was emitted.
+    announced: bool,
+    /// A failure of it halts the calls after it.
+    halts: bool,
+    read_only: bool,
+}
+
 impl Batch {
     fn new(calls: Vec<ToolUse>, tools: &ResolvedTools) -> Self {
-        let n = calls.len();
-        // A call of a provider-defined toolset (a computer action) halts its batch by itself.
-        let halts = calls
+        let slots = calls
             .iter()
             .map(|c| {
-                c.toolset_name.is_some()
-                    || tools.is_member(&c.name)
-                    || tools.get(&c.name).is_some_and(|t| t.annotations().halts_batch())
+                let tool = tools.get(&c.name);
+                Slot {
+                    state: ToolCallState::NotStarted,
+                    announced: false,
+                    // A call of a provider-defined toolset (a computer action) halts its batch by
+                    // itself.
+                    halts: c.toolset_name.is_some()
+                        || tools.is_member(&c.name)
+                        || tool.is_some_and(|t| t.annotations().halts_batch()),
+                    read_only: tool.is_some_and(|t| t.annotations().is_read_only()),
+                }
             })
             .collect();
-        let read_only = calls
-            .iter()
-            .map(|c| tools.get(&c.name).is_some_and(|t| t.annotations().is_read_only()))
-            .collect();
         Self {
-            read_only,
+            results: vec![None; calls.len()],
             calls,
-            results: vec![None; n],
-            states: vec![ToolCallState::NotStarted; n],
-            announced: vec![false; n],
-            halts,
+            slots,
             suspended: Vec::new(),
             reminders: BatchReminders::default(),
             stop: None,
@@ -68,11 +76,11 @@ impl Batch {
         let name = result.name.clone();
         self.results[index] = Some(result);
         if let Some(request) = suspend {
-            self.states[index] = ToolCallState::Waiting;
+            self.slots[index].state = ToolCallState::Waiting;
             self.suspended.push((index, request));
             return true;
         }
-        self.states[index] = ToolCallState::Completed;
+        self.slots[index].state = ToolCallState::Completed;
         if let Some(source) = fatal {
             self.stop_with(Exit::Failed {
                 reason: OutcomeReason::Error,
@@ -93,8 +101,8 @@ impl Batch {
             .iter()
             .enumerate()
             .map(|(i, call)| {
-                let mut record = ToolCallRecord::new(call.id.clone(), call.name.clone(), self.states[i]);
-                record.read_only = self.read_only[i];
+                let mut record = ToolCallRecord::new(call.id.clone(), call.name.clone(), self.slots[i].state);
+                record.read_only = self.slots[i].read_only;
                 record
             })
             .collect()
@@ -128,13 +136,13 @@ impl Run {
         for result in prefilled {
             if let Some(i) = batch.calls.iter().position(|c| c.id == result.id) {
                 batch.results[i] = Some(result);
-                batch.states[i] = ToolCallState::Completed;
-                batch.announced[i] = true;
+                batch.slots[i].state = ToolCallState::Completed;
+                batch.slots[i].announced = true;
             }
         }
         let parallel = self.agent.inner.parallel_tool_execution
             && batch.calls.len() > 1
-            && !batch.halts.iter().any(|h| *h)
+            && !batch.slots.iter().any(|s| s.halts)
             && !batch
                 .calls
                 .iter()
@@ -158,21 +166,21 @@ impl Run {
                 return;
             }
             let call = &batch.calls[i];
-            if halted && batch.halts[i] {
-                batch.announced[i] = true;
+            if halted && batch.slots[i].halts {
+                batch.slots[i].announced = true;
                 self.announce(call, None);
                 let text = "Not run: an earlier call in this batch failed, so this call was skipped.";
                 let result = ToolCallResult::new(call, ToolOutput::error(text))
                     .with_error(ToolCallError::new(ToolCallErrorKind::BatchHalted, text));
                 batch.results[i] = Some(self.complete_answered(result));
-                batch.states[i] = ToolCallState::NotStarted;
+                batch.slots[i].state = ToolCallState::NotStarted;
                 continue;
             }
             // Scoped, and taken apart at once, so what `prepare_call` returned is not kept twice
             // in this future across the awaits below.
             let super::call::Ready { meta, execution } = {
                 let prepared = self.prepare_call(call, tools, iteration, &mut batch.reminders).await;
-                batch.announced[i] = true;
+                batch.slots[i].announced = true;
                 match prepared {
                     Err(abort) => {
                         batch.stop_with(Exit::hook(abort));
@@ -180,9 +188,9 @@ impl Run {
                     }
                     Ok(Prepared::Answered(result)) => {
                         let result = self.complete_answered(result);
-                        halted |= batch.halts[i] && result.is_error();
+                        halted |= batch.slots[i].halts && result.is_error();
                         batch.results[i] = Some(result);
-                        batch.states[i] = ToolCallState::Completed;
+                        batch.slots[i].state = ToolCallState::Completed;
                         continue;
                     }
                     Ok(Prepared::Ready(ready)) => ready,
@@ -192,9 +200,9 @@ impl Run {
                 batch.stop_with(Exit::interrupted(interrupt));
                 return;
             }
-            batch.states[i] = ToolCallState::Running;
+            batch.slots[i].state = ToolCallState::Running;
             if let Some(exit) = self.batch_checkpoint(batch).await {
-                batch.states[i] = ToolCallState::NotStarted;
+                batch.slots[i].state = ToolCallState::NotStarted;
                 batch.stop_with(exit);
                 end_span(meta);
                 return;
@@ -208,7 +216,7 @@ impl Run {
             let executed = match executed {
                 Ok(e) => e,
                 Err(why) => {
-                    batch.states[i] = ToolCallState::Unknown;
+                    batch.slots[i].state = ToolCallState::Unknown;
                     batch.stop_with(Exit::interrupted(why));
                     end_span(meta);
                     return;
@@ -221,7 +229,7 @@ impl Run {
             if stop || batch.stop.is_some() {
                 return;
             }
-            halted |= batch.halts[i] && failed;
+            halted |= batch.slots[i].halts && failed;
         }
     }
 
@@ -239,7 +247,7 @@ impl Run {
                 break;
             }
             let prepared = self.prepare_call(call, tools, iteration, &mut batch.reminders).await;
-            batch.announced[i] = true;
+            batch.slots[i].announced = true;
             match prepared {
                 Err(abort) => {
                     batch.stop_with(Exit::hook(abort));
@@ -247,12 +255,12 @@ impl Run {
                 }
                 Ok(Prepared::Answered(result)) => {
                     batch.results[i] = Some(self.complete_answered(result));
-                    batch.states[i] = ToolCallState::Completed;
+                    batch.slots[i].state = ToolCallState::Completed;
                 }
                 Ok(Prepared::Ready(ready)) => {
                     let super::call::Ready { meta, execution } = ready;
                     metas[i] = Some(meta);
-                    batch.states[i] = ToolCallState::Running;
+                    batch.slots[i].state = ToolCallState::Running;
                     let turn_id = turn_id.clone();
                     let agent = Arc::clone(&self.agent.inner);
                     running.push(async move {
@@ -268,7 +276,7 @@ impl Run {
             // Nothing was polled yet: the launched calls never started.
             for (i, meta) in metas.iter_mut().enumerate() {
                 if let Some(meta) = meta.take() {
-                    batch.states[i] = ToolCallState::NotStarted;
+                    batch.slots[i].state = ToolCallState::NotStarted;
                     end_span(meta);
                 }
             }
@@ -293,7 +301,7 @@ impl Run {
                 Err(why) => {
                     for (i, meta) in metas.iter_mut().enumerate() {
                         if let Some(meta) = meta.take() {
-                            batch.states[i] = ToolCallState::Unknown;
+                            batch.slots[i].state = ToolCallState::Unknown;
                             end_span(meta);
                         }
                     }
@@ -342,19 +350,20 @@ impl Run {
             // unknown.
             for (i, _) in std::mem::take(&mut batch.suspended) {
                 batch.results[i] = None;
-                batch.states[i] = ToolCallState::Unknown;
+                batch.slots[i].state = ToolCallState::Unknown;
             }
         }
         for i in 0..batch.calls.len() {
-            if batch.results[i].is_some() || (suspended && batch.states[i] == ToolCallState::NotStarted) {
+            if batch.results[i].is_some() || (suspended && batch.slots[i].state == ToolCallState::NotStarted)
+            {
                 continue;
             }
             let call = &batch.calls[i];
-            let (text, kind) = match batch.states[i] {
+            let (text, kind) = match batch.slots[i].state {
                 ToolCallState::Unknown => (TOOL_CALL_UNKNOWN_TEXT, ToolCallErrorKind::Unknown),
                 _ => (TOOL_CALL_NOT_RUN_TEXT, ToolCallErrorKind::NotRun),
             };
-            if !batch.announced[i] {
+            if !batch.slots[i].announced {
                 self.announce(call, None);
             }
             let result =
@@ -372,13 +381,13 @@ impl Run {
             let pending = batch
                 .suspended
                 .iter()
-                .map(|(i, request)| pending_call(&batch.calls[*i], request, batch.halts[*i]))
+                .map(|(i, request)| pending_call(&batch.calls[*i], request, batch.slots[*i].halts))
                 .collect();
             let completed = batch
                 .results
                 .iter()
-                .zip(&batch.states)
-                .filter(|(_, s)| **s == ToolCallState::Completed)
+                .zip(&batch.slots)
+                .filter(|(_, s)| s.state == ToolCallState::Completed)
                 .filter_map(|(r, _)| r.as_ref())
                 .map(|r| {
                     CompletedToolCall::new(

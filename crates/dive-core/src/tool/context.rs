@@ -72,7 +72,14 @@ impl ToolContext {
     #[must_use]
     pub fn stable_effect_id(run: &RunInfo, call_id: &str) -> String {
         let parts = [run.session_id.as_deref(), run.turn_id.as_deref(), Some(call_id)];
-        parts.into_iter().flatten().collect::<Vec<_>>().join("/")
+        let mut id = String::with_capacity(parts.iter().flatten().map(|p| p.len() + 1).sum());
+        for (i, part) in parts.into_iter().flatten().enumerate() {
+            if i > 0 {
+                id.push('/');
+            }
+            id.push_str(part);
+        }
+        id
     }
 
     /// Sets the effect id (the engine does, from [`stable_effect_id`](Self::stable_effect_id)).
