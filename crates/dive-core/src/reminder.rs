@@ -165,7 +165,7 @@ pub fn render_reminders<'a>(messages: &'a [Message], style: &ReminderStyle) -> C
             }
         }
         if !kept.is_empty() {
-            out.push(Message { id: m.id.clone(), role: m.role.clone(), content: kept });
+            out.push(Message { id: m.id.clone(), role: m.role.clone(), content: kept.into() });
         }
         if let (ReminderStyle::NativeRole(role), false) = (style, native.is_empty()) {
             out.push(Message::new(role.clone(), native));
@@ -205,7 +205,7 @@ pub fn strip_reminders(messages: &[Message], name: Option<&str>) -> Vec<Message>
             (!content.is_empty() || m.content.is_empty()).then(|| Message {
                 id: m.id.clone(),
                 role: m.role.clone(),
-                content,
+                content: content.into(),
             })
         })
         .collect()

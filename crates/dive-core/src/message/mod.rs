@@ -4,11 +4,14 @@
 //! `{"id":"msg_…","role":"assistant","content":[{"type":"text","text":"Hi"}]}` (`id` optional).
 //! See [`content`] for every block type and its JSON shape.
 
+mod blocks;
 pub mod content;
 mod media;
 mod unsupported;
 
 use serde::{Deserialize, Serialize};
+
+pub use blocks::Blocks;
 
 pub use content::{
     CitationsConfig, Content, DocumentContent, FileContent, ImageContent, ProviderContent,
@@ -68,16 +71,16 @@ pub struct Message {
     pub id: Option<String>,
     /// Author.
     pub role: Role,
-    /// Blocks, in order.
+    /// Blocks, in order (shared by the message's copies; see [`Blocks`]).
     #[serde(default)]
-    pub content: Vec<Content>,
+    pub content: Blocks,
 }
 
 impl Message {
     /// A message with the given role and blocks.
     #[must_use]
     pub fn new(role: Role, content: Vec<Content>) -> Self {
-        Self { id: None, role, content }
+        Self { id: None, role, content: content.into() }
     }
 
     /// A user message holding one text block.
