@@ -14,6 +14,7 @@ use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 
 use super::call::{BatchReminders, CallMeta, Completed, Prepared, execute};
+use super::calls::Calls;
 use super::messages::tool_results_message;
 use super::model::ResolvedTools;
 use super::{Exit, Run};
@@ -22,7 +23,7 @@ use crate::texts::TOOL_CALL_NOT_RUN_TEXT;
 
 /// The state of one batch while it runs.
 struct Batch {
-    calls: Vec<ToolUse>,
+    calls: Calls,
     results: Vec<Option<ToolCallResult>>,
     /// Per call, in declared order (one list, not one a field).
     slots: Vec<Slot>,
@@ -43,7 +44,7 @@ struct Slot {
 }
 
 impl Batch {
-    fn new(calls: Vec<ToolUse>, tools: &ResolvedTools) -> Self {
+    fn new(calls: Calls, tools: &ResolvedTools) -> Self {
         let slots = calls
             .iter()
             .map(|c| {
@@ -127,7 +128,7 @@ impl Run {
     /// ended the turn (suspension, fatal tool error, hook abort, interrupt).
     pub(super) async fn run_batch(
         &mut self,
-        calls: Vec<ToolUse>,
+        calls: Calls,
         prefilled: Vec<ToolCallResult>,
         tools: &ResolvedTools,
         iteration: u32,
@@ -332,11 +333,11 @@ impl Run {
     }
 
     /// Answers every call of a response that will not run (limits, refusal, provider stop).
-    pub(super) fn answer_not_run(&mut self, calls: &[ToolUse]) {
+    pub(super) fn answer_not_run(&mut self, calls: Calls) {
         if calls.is_empty() {
             return;
         }
-        let batch = Batch::new(calls.to_vec(), &ResolvedTools::default());
+        let batch = Batch::new(calls, &ResolvedTools::default());
         let exit = self.close_batch(batch);
         debug_assert!(exit.is_none());
     }
@@ -405,7 +406,8 @@ impl Run {
             self.pending_reminders.append(&mut batch.reminders.recorded);
             return Some(Exit::Suspended(Box::new(state)));
         }
-        let results: Vec<ToolCallResult> = batch.results.into_iter().flatten().collect();
+        let mut results = Vec::with_capacity(batch.results.len());
+        results.extend(batch.results.into_iter().flatten());
         let message = tool_results_message(&results, std::mem::take(&mut batch.reminders.recorded));
         self.push_output(message);
         batch.stop

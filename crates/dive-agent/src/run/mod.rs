@@ -4,6 +4,7 @@
 
 mod batch;
 mod call;
+mod calls;
 mod compact;
 mod durability;
 mod finish;
@@ -19,11 +20,12 @@ mod resume;
 use std::sync::Arc;
 
 use dive_core::{
-    AgentRunSpan, BackgroundTaskHandle, EventStream, Llm, Message, ModelCallRecord, ModelResponse,
+    AgentRunSpan, BackgroundTaskHandle, Blocks, EventStream, Llm, Message, ModelCallRecord, ModelResponse,
     OutcomeReason, Reminder, Response, ResponseItem, RunInfo, Session, StopKind, TurnOrigin, Usage,
 };
 use tokio::sync::mpsc::UnboundedSender;
 
+use self::calls::Calls;
 use crate::agent::Agent;
 use crate::emit::Emitter;
 use crate::error::{AgentError, TurnFailure};
@@ -76,6 +78,8 @@ pub(crate) struct Run {
     system_prompt: String,
     info: RunInfo,
     emitter: Emitter,
+    /// The emitter as the tools' event sink, made at the first tool call.
+    tool_sink: Option<Arc<dyn dive_core::ToolEventSink>>,
     interrupts: Interrupts,
     session: Option<Arc<dyn Session>>,
     prompt_cache_key: String,
@@ -310,10 +314,10 @@ impl Run {
                 Ok(r) => r,
                 Err(exit) => return exit,
             };
-            let client_calls: Vec<dive_core::ToolUse> = response.tool_uses().cloned().collect();
-            let kind = effective_stop_kind(&response, !client_calls.is_empty());
+            let has_calls = response.tool_uses().next().is_some();
+            let kind = effective_stop_kind(&response, has_calls);
             match kind {
-                StopKind::Finished | StopKind::ToolUse | StopKind::Other if client_calls.is_empty() => {
+                StopKind::Finished | StopKind::ToolUse | StopKind::Other if !has_calls => {
                     self.record_response(&response);
                     if let Some(exit) = self.callback_failed() {
                         return exit;
@@ -342,9 +346,10 @@ impl Run {
                     }
                 }
                 StopKind::Finished | StopKind::ToolUse => {
-                    self.record_response_owned(response);
+                    // The batch reads its calls from the recorded message's shared blocks.
+                    let calls = Calls::of(self.record_response_owned(response));
                     if last_call {
-                        self.answer_not_run(&client_calls);
+                        self.answer_not_run(calls);
                         return Exit::stopped(OutcomeReason::IterationLimit);
                     }
                     if let Some(exit) = self.callback_failed() {
@@ -353,17 +358,17 @@ impl Run {
                     if let Some(exit) = self.checkpoint(None).await {
                         return exit;
                     }
-                    if let Some(exit) = self.run_batch(client_calls, Vec::new(), &tools, iteration).await {
+                    if let Some(exit) = self.run_batch(calls, Vec::new(), &tools, iteration).await {
                         return exit;
                     }
                     iteration += 1;
                 }
                 StopKind::Refusal => {
-                    self.record_response(&response);
-                    self.answer_not_run(&client_calls);
+                    let recorded = self.record_response(&response);
+                    self.answer_not_run(Calls::of(recorded));
                     return Exit::Completed;
                 }
-                StopKind::Pause if client_calls.is_empty() => {
+                StopKind::Pause if !has_calls => {
                     if pauses < self.agent.inner.pause_turn_limit {
                         pauses += 1;
                         self.record_response(&response);
@@ -376,7 +381,7 @@ impl Run {
                 }
                 StopKind::OutputLimit | StopKind::ContextLimit => {
                     let kept = self.record_response_dropping_truncated(&response);
-                    self.answer_not_run(&kept);
+                    self.answer_not_run(Calls::of(kept));
                     let reason = if kind == StopKind::OutputLimit {
                         OutcomeReason::OutputLimit
                     } else {
@@ -385,8 +390,8 @@ impl Run {
                     return Exit::stopped(reason);
                 }
                 _ => {
-                    self.record_response(&response);
-                    self.answer_not_run(&client_calls);
+                    let recorded = self.record_response(&response);
+                    self.answer_not_run(Calls::of(recorded));
                     return Exit::Stopped {
                         reason: OutcomeReason::ProviderStopped,
                         detail: Some(response.stop_reason.clone()),
@@ -397,36 +402,37 @@ impl Run {
     }
 
     /// Records the assistant message and emits its item; an empty response is not recorded.
-    fn record_response(&mut self, response: &ModelResponse) {
+    /// Returns the recorded blocks (shared with the recorded message).
+    fn record_response(&mut self, response: &ModelResponse) -> Blocks {
         if response.content.is_empty() {
-            return;
+            return Blocks::new();
         }
-        self.record_message(response.to_message(), response.usage.clone());
+        self.record_message(response.to_message(), response.usage.clone())
     }
 
     /// [`record_response`](Self::record_response) for a response not needed afterwards: its
     /// content moves into the message instead of being copied.
-    fn record_response_owned(&mut self, response: ModelResponse) {
+    fn record_response_owned(&mut self, response: ModelResponse) -> Blocks {
         if response.content.is_empty() {
-            return;
+            return Blocks::new();
         }
         let usage = response.usage.clone();
-        self.record_message(response.into_message(), usage);
+        self.record_message(response.into_message(), usage)
     }
 
-    fn record_message(&mut self, message: Message, usage: dive_core::Usage) {
+    fn record_message(&mut self, message: Message, usage: dive_core::Usage) -> Blocks {
+        let blocks = message.content.clone();
         self.emitter.emit(ResponseItem::Message { message: message.clone(), usage: Some(usage) });
         self.push_output(message);
+        blocks
     }
 
     /// Records a response cut by a limit: tool calls whose input did not parse are dropped.
-    /// Returns the complete calls kept.
-    fn record_response_dropping_truncated(&mut self, response: &ModelResponse) -> Vec<dive_core::ToolUse> {
+    /// Returns the recorded blocks, whose calls are the complete ones kept.
+    fn record_response_dropping_truncated(&mut self, response: &ModelResponse) -> Blocks {
         let mut trimmed = response.clone();
         trimmed.content.retain(|c| c.as_tool_use().is_none_or(|t| t.input.is_object()));
-        let kept = trimmed.tool_uses().cloned().collect();
-        self.record_response(&trimmed);
-        kept
+        self.record_response(&trimmed)
     }
 }
 

@@ -8,6 +8,7 @@ use dive_core::{
 };
 
 use super::call::BatchReminders;
+use super::calls::Calls;
 use super::messages::tool_results_message;
 use super::{Exit, Finished, Run};
 
@@ -87,18 +88,18 @@ impl Run {
     }
 
     /// The calls of the suspended batch, as the model made them (each with its toolset name).
-    fn suspended_calls(&self) -> Vec<ToolUse> {
+    fn suspended_calls(&self) -> Calls {
         self.output
             .iter()
             .rev()
             .find(|m| m.role == Role::Assistant && m.has_tool_uses())
-            .map(|m| m.tool_uses().cloned().collect())
+            .map(|m| Calls::of(m.content.clone()))
             .unwrap_or_default()
     }
 
     /// Appends the results known for a batch that will not run (the rest are answered when the
     /// turn closes).
-    fn answer_prefilled(&mut self, calls: &[ToolUse], prefilled: Vec<ToolCallResult>) {
+    fn answer_prefilled(&mut self, calls: &Calls, prefilled: Vec<ToolCallResult>) {
         let ordered: Vec<ToolCallResult> =
             calls.iter().filter_map(|c| prefilled.iter().find(|r| r.id == c.id).cloned()).collect();
         self.push_output(tool_results_message(&ordered, Vec::new()));
@@ -170,7 +171,7 @@ impl Run {
 
 /// The call a saved result answers: its id, name and input as saved, and the toolset name of the
 /// model's call of that id (a provider-defined toolset's result must echo it).
-fn batch_call(calls: &[ToolUse], id: &str, name: &str, input: &serde_json::Value) -> ToolUse {
+fn batch_call(calls: &Calls, id: &str, name: &str, input: &serde_json::Value) -> ToolUse {
     let mut call = ToolUse::new(id, name, input.clone());
     call.toolset_name = calls.iter().find(|c| c.id == id).and_then(|c| c.toolset_name.clone());
     call
