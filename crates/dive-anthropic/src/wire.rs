@@ -7,6 +7,7 @@ use dive_provider::{
     CallContext, Encoded, EncodedTools, HttpProvider, ProviderBuilder, ProviderError, ToolCache, Vendor,
     WireFormat, secret_header,
 };
+use std::borrow::Cow;
 
 use crate::PROVIDER;
 use crate::catalog::{DEFAULT_MODEL, model_info};
@@ -119,13 +120,13 @@ impl WireFormat for Messages {
         Ok(out)
     }
 
-    fn path(&self, encoded: &Encoded<MessagesBody<'_>>, _call: &CallContext<'_>) -> String {
+    fn path(&self, encoded: &Encoded<MessagesBody<'_>>, _call: &CallContext<'_>) -> Cow<'static, str> {
         let path = if encoded.header("anthropic-beta").is_some() {
             "/v1/messages?beta=true"
         } else {
             "/v1/messages"
         };
-        path.to_owned()
+        Cow::Borrowed(path)
     }
 
     fn authorize(&self, key: &Secret, headers: &mut HeaderMap) -> Result<(), ProviderError> {

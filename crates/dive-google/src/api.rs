@@ -128,9 +128,9 @@ impl WireFormat for GenerateContent {
         Ok(Encoded::new(body))
     }
 
-    fn path(&self, _encoded: &Encoded<Body<'_>>, call: &CallContext<'_>) -> String {
+    fn path(&self, _encoded: &Encoded<Body<'_>>, call: &CallContext<'_>) -> Cow<'static, str> {
         let method = if call.stream { "streamGenerateContent?alt=sse" } else { "generateContent" };
-        format!("/{}/models/{}:{method}", self.api_version, model_id(call))
+        Cow::Owned(format!("/{}/models/{}:{method}", self.api_version, model_id(call)))
     }
 
     fn authorize(&self, key: &Secret, headers: &mut HeaderMap) -> Result<(), ProviderError> {

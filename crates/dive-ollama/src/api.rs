@@ -6,6 +6,7 @@ use dive_provider::{
     CallContext, Encoded, EncodedTools, HttpProvider, ProviderBuilder, ProviderError, ToolCache, Vendor,
     WireFormat,
 };
+use std::borrow::Cow;
 
 use crate::PROVIDER;
 use crate::body::Body;
@@ -126,8 +127,8 @@ impl WireFormat for Chat {
         Ok(Encoded::new(encode_request(request, &opts)))
     }
 
-    fn path(&self, _encoded: &Encoded<Body<'_>>, _call: &CallContext<'_>) -> String {
-        "/api/chat".to_owned()
+    fn path(&self, _encoded: &Encoded<Body<'_>>, _call: &CallContext<'_>) -> Cow<'static, str> {
+        Cow::Borrowed("/api/chat")
     }
 
     fn base_url(&self, url: &str) -> String {

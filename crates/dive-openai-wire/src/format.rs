@@ -2,6 +2,7 @@
 //! [`HttpProvider`](dive_provider::HttpProvider), parameterised by the API ([`Chat`],
 //! [`Responses`]) and the vendor whose [`Profile`] it carries.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -214,8 +215,8 @@ impl<A: Api, V: Send + Sync + 'static> WireFormat for Wire<A, V> {
         Ok(Encoded::new(body))
     }
 
-    fn path(&self, _encoded: &Encoded<Body<'_>>, _call: &CallContext<'_>) -> String {
-        A::PATH.to_owned()
+    fn path(&self, _encoded: &Encoded<Body<'_>>, _call: &CallContext<'_>) -> Cow<'static, str> {
+        Cow::Borrowed(A::PATH)
     }
 
     fn decode(&self, body: &[u8], _call: &CallContext<'_>) -> Result<ModelResponse, ProviderError> {

@@ -150,13 +150,17 @@ impl<W: WireFormat> ProviderBuilder<W> {
         if self.api_key.is_none() && vendor.api_key_required {
             return Err(missing_key(&vendor, self.looked_in.is_some()));
         }
-        let client = match self.client {
-            Some(c) => c,
-            None => self.http.unwrap_or_default().build_client().map_err(LlmError::from)?,
+        let (client, client_defaults) = match self.client {
+            Some(c) => (c, Vec::new()),
+            None => {
+                let http = self.http.unwrap_or_default();
+                (http.build_client().map_err(LlmError::from)?, http.default_headers())
+            }
         };
         let base_url = self.base_url.unwrap_or_else(|| vendor.default_base_url.to_owned());
-        let base_headers = crate::provider::base_headers(&self.wire, self.api_key.as_ref(), &self.headers)
-            .map_err(LlmError::from)?;
+        let base_headers =
+            crate::provider::base_headers(&self.wire, self.api_key.as_ref(), &self.headers, &client_defaults)
+                .map_err(LlmError::from)?;
         Ok(HttpProvider {
             model: self.model.unwrap_or_else(|| vendor.default_model.to_owned()),
             api_key: self.api_key,

@@ -70,6 +70,16 @@ impl HttpOptions {
             .map_err(|e| ProviderError::new("http", LlmErrorKind::Other, format!("HTTP client: {e}")))
     }
 
+    /// The headers a client from [`build_client`](Self::build_client) adds to every request
+    /// that lacks them (`accept: */*`, the user agent), for a caller that sets them itself.
+    pub(crate) fn default_headers(&self) -> Vec<(reqwest::header::HeaderName, reqwest::header::HeaderValue)> {
+        let mut headers = vec![(reqwest::header::ACCEPT, reqwest::header::HeaderValue::from_static("*/*"))];
+        if let Ok(agent) = reqwest::header::HeaderValue::from_str(&self.user_agent) {
+            headers.push((reqwest::header::USER_AGENT, agent));
+        }
+        headers
+    }
+
     /// The builder [`build_client`](Self::build_client) finishes, for a caller that needs one
     /// more setting (a redirect policy, say) on the same TLS and timeouts.
     ///

@@ -49,9 +49,10 @@ pub struct HttpProvider<W> {
     pub(crate) client: reqwest::Client,
 }
 
-/// A request ready to send: its URL, its serialized body and the call's own headers.
+/// A request ready to send: its path below the base URL, its serialized body and the call's
+/// own headers.
 struct ReadyRequest {
-    url: String,
+    path: std::borrow::Cow<'static, str>,
     body: bytes::Bytes,
     headers: Vec<(&'static str, String)>,
 }
@@ -186,21 +187,30 @@ impl<W: WireFormat> HttpProvider<W> {
         Ok(headers)
     }
 
-    /// One POST of an encoded body (already serialized), status checked, no retry.
+    /// One POST of an encoded body (already serialized) to `path` below the base URL, status
+    /// checked, no retry.
     async fn send(
         &self,
-        url: &str,
+        path: &str,
         body: &bytes::Bytes,
         per_call: &[(&'static str, String)],
         extra: &BTreeMap<String, String>,
     ) -> Result<reqwest::Response, ProviderError> {
         let provider = self.vendor.name;
         let headers = self.header_map(per_call, extra)?;
-        let builder = match self.urls.get(url) {
-            Some(parsed) => self.client.post(parsed),
-            None => self.client.post(url),
+        let sent = match self.urls.get(&self.base_url, path) {
+            // The request is built whole, so the header map moves into it as it is (a
+            // request builder would copy it header by header into a map of its own).
+            Ok(url) => {
+                let mut request = reqwest::Request::new(reqwest::Method::POST, url);
+                *request.headers_mut() = headers;
+                *request.body_mut() = Some(body.clone().into());
+                self.client.execute(request).await
+            }
+            // The HTTP client reports the bad URL as it always does.
+            Err(text) => self.client.post(text).headers(headers).body(body.clone()).send().await,
         };
-        let response = builder.headers(headers).body(body.clone()).send().await.map_err(|e| {
+        let response = sent.map_err(|e| {
             let mut err = ProviderError::transport(provider, e);
             err.message = redact(&err.message, &self.secrets());
             err
@@ -220,10 +230,10 @@ impl<W: WireFormat> HttpProvider<W> {
         call: &CallContext<'a>,
     ) -> Result<ReadyRequest, ProviderError> {
         let encoded = self.encode(request, call)?;
-        let url = [self.base_url.as_str(), &self.wire.path(&encoded, call)].concat();
+        let path = self.wire.path(&encoded, call);
         let body = self.serialize_body(&encoded.body)?;
-        tracing::debug!(provider = self.vendor.name, url = %url, model = call.model, "calling the API");
-        Ok(ReadyRequest { url, body, headers: encoded.headers })
+        tracing::debug!(provider = self.vendor.name, base_url = %self.base_url, path = %path, model = call.model, "calling the API");
+        Ok(ReadyRequest { path, body, headers: encoded.headers })
     }
 
     /// A request body as JSON, written into a buffer sized by the bodies before it.
@@ -240,10 +250,10 @@ impl<W: WireFormat> HttpProvider<W> {
         Ok(bytes::Bytes::from(buffer))
     }
 
-    /// A POST whose whole answer body is read, retried by the provider's policy.
+    /// A POST to `path` whose whole answer body is read, retried by the provider's policy.
     async fn post_whole(
         &self,
-        url: &str,
+        path: &str,
         body: &bytes::Bytes,
         per_call: &[(&'static str, String)],
         extra: &BTreeMap<String, String>,
@@ -251,7 +261,7 @@ impl<W: WireFormat> HttpProvider<W> {
         let provider = self.vendor.name;
         self.retry
             .run(|| async {
-                let response = self.send(url, body, per_call, extra).await?;
+                let response = self.send(path, body, per_call, extra).await?;
                 response.bytes().await.map_err(|e| ProviderError::transport(provider, e))
             })
             .await
@@ -259,8 +269,8 @@ impl<W: WireFormat> HttpProvider<W> {
 
     async fn generate_inner(&self, request: ModelRequest) -> Result<ModelResponse, ProviderError> {
         let call = self.call(&request, false);
-        let ReadyRequest { url, body, headers } = self.prepare(&request, &call)?;
-        let bytes = self.post_whole(&url, &body, &headers, &request.headers).await?;
+        let ReadyRequest { path, body, headers } = self.prepare(&request, &call)?;
+        let bytes = self.post_whole(&path, &body, &headers, &request.headers).await?;
         let mut response = self.wire.decode(&bytes, &call)?;
         let model = if response.model.is_empty() { call.model } else { &response.model };
         price(&mut response.usage, self.pricing(model).as_ref());
@@ -269,15 +279,15 @@ impl<W: WireFormat> HttpProvider<W> {
 
     async fn stream_inner(&self, request: ModelRequest) -> Result<EventStream, ProviderError> {
         let call = self.call(&request, true);
-        let ReadyRequest { url, body, headers } = self.prepare(&request, &call)?;
+        let ReadyRequest { path, body, headers } = self.prepare(&request, &call)?;
         let pricing = self.pricing(call.model);
         let provider = self.vendor.name;
-        let (url, body, per_call, extra, pricing, call) =
-            (&url, &body, &headers, &request.headers, &pricing, &call);
+        let (path, body, per_call, extra, pricing, call) =
+            (&*path, &body, &headers, &request.headers, &pricing, &call);
         let events = open_stream(
             &self.retry,
             move || async move {
-                let response = self.send(url, body, per_call, extra).await?;
+                let response = self.send(path, body, per_call, extra).await?;
                 let frames = <<W::Mapper as StreamMapper>::Frame as Frame>::frames(provider, response);
                 Ok(Events::new(provider, frames, self.wire.mapper(call), pricing.clone()))
             },
@@ -301,10 +311,9 @@ impl<W: WireFormat> HttpProvider<W> {
             return Err(no_native_compaction(provider));
         }
         let (path, encoded) = self.wire.encode_compaction(&request, instructions.as_deref(), &call)?;
-        let url = format!("{}{path}", self.base_url);
         let body = self.serialize_body(&encoded.body)?;
-        tracing::debug!(provider, url = %url, model = call.model, "compacting on the server");
-        let bytes = self.post_whole(&url, &body, &encoded.headers, &request.headers).await?;
+        tracing::debug!(provider, base_url = %self.base_url, path = %path, model = call.model, "compacting on the server");
+        let bytes = self.post_whole(&path, &body, &encoded.headers, &request.headers).await?;
         let mut compacted = self.wire.decode_compaction(&bytes, &call)?;
         price(&mut compacted.usage, self.pricing(call.model).as_ref());
         Ok(compacted)
@@ -379,12 +388,18 @@ pub(crate) fn base_headers<W: WireFormat>(
     wire: &W,
     api_key: Option<&Secret>,
     extra: &BTreeMap<String, String>,
+    client_defaults: &[(HeaderName, HeaderValue)],
 ) -> Result<HeaderMap, ProviderError> {
-    let mut headers = HeaderMap::with_capacity(extra.len() + 2);
+    let mut headers = HeaderMap::with_capacity(extra.len() + 2 + client_defaults.len());
     if let Some(key) = api_key {
         wire.authorize(key, &mut headers)?;
     }
     insert_headers(wire.vendor().name, &mut headers, extra)?;
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    // What the HTTP client would add to every request, added here once: a request that
+    // already has them is sent as it is, not grown by the client on every call.
+    for (name, value) in client_defaults {
+        headers.entry(name).or_insert_with(|| value.clone());
+    }
     Ok(headers)
 }

@@ -2,6 +2,7 @@
 //! — how a request is encoded, where it goes, how the key is sent, how a response, a stream
 //! and an error body are read.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::fmt::Debug;
 
@@ -204,8 +205,9 @@ pub trait WireFormat: Debug + Clone + Send + Sync + 'static {
         call: &CallContext<'a>,
     ) -> Result<Encoded<Self::Body<'a>>, ProviderError>;
 
-    /// The path below the base URL this call goes to (`/v1/messages`, …).
-    fn path(&self, encoded: &Encoded<Self::Body<'_>>, call: &CallContext<'_>) -> String;
+    /// The path below the base URL this call goes to (`/v1/messages`, …): borrowed when it is
+    /// fixed, so a call builds no string for it.
+    fn path(&self, encoded: &Encoded<Self::Body<'_>>, call: &CallContext<'_>) -> Cow<'static, str>;
 
     /// Puts the API key on a call. The default is `Authorization: Bearer <key>`.
     ///

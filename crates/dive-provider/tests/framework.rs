@@ -113,7 +113,11 @@ impl WireFormat for Toy {
             .with_header("x-toy-feature", "wire"))
     }
 
-    fn path(&self, _encoded: &Encoded<ToyBody<'_>>, call: &CallContext<'_>) -> String {
+    fn path(
+        &self,
+        _encoded: &Encoded<ToyBody<'_>>,
+        call: &CallContext<'_>,
+    ) -> std::borrow::Cow<'static, str> {
         if call.stream { "/stream".into() } else { "/generate".into() }
     }
 
@@ -204,6 +208,44 @@ async fn headers_keep_their_precedence_and_a_bad_one_fails_the_build() {
     assert!(bad.message.contains("x-bad") && !bad.message.contains("line"), "{}", bad.message);
     let bad_key = ToyProvider::builder().api_key("sk-\nsecret").build().unwrap_err();
     assert!(!bad_key.message.contains("secret"), "{}", bad_key.message);
+}
+
+#[tokio::test]
+async fn the_client_defaults_are_sent_once_and_a_header_of_ones_own_wins() {
+    use wiremock::matchers::method;
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_string(r#"{"text":"ok","in":1,"out":1}"#))
+        .mount(&server)
+        .await;
+    let ask = |provider: ToyProvider| async move {
+        let request = ModelRequest::new(vec![dive_core::Message::user("hi")]);
+        dive_core::Llm::generate(&provider, request).await.unwrap();
+    };
+    let built = || ToyProvider::builder().api_key("k").base_url(server.uri());
+    ask(built().build().unwrap()).await;
+    ask(built().header("User-Agent", "mine/2").header("accept", "application/json").build().unwrap()).await;
+    let own_client = dive_provider::HttpOptions::default()
+        .client_builder()
+        .unwrap()
+        .user_agent("custom/1")
+        .build()
+        .unwrap();
+    ask(built().http_client(own_client).build().unwrap()).await;
+    let received = server.received_requests().await.unwrap();
+    let values = |i: usize, name: &str| -> Vec<String> {
+        received[i].headers.get_all(name).iter().map(|v| v.to_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(values(0, "accept"), ["*/*"]);
+    assert_eq!(values(0, "user-agent"), [format!("dive-rs/{}", env!("CARGO_PKG_VERSION"))]);
+    assert_eq!(values(1, "accept"), ["application/json"]);
+    assert_eq!(values(1, "user-agent"), ["mine/2"]);
+    assert_eq!(values(2, "user-agent"), ["custom/1"]);
+    for i in 0..3 {
+        assert_eq!(values(i, "authorization"), ["Bearer k"]);
+        assert_eq!(values(i, "content-type"), ["application/json"]);
+    }
 }
 
 #[tokio::test]
