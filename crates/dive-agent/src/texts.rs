@@ -41,8 +41,7 @@ pub(crate) fn system_prompt_for<'a>(base: &'a str, messages: &[Message]) -> Cow<
 /// The reminder that closes an incomplete turn: why it stopped, its error, and the calls that
 /// may have taken effect, for the model; the outcome itself in its details.
 pub(crate) fn incomplete_turn_reminder(outcome: &TurnOutcome) -> Reminder {
-    let reason = serde_json::to_value(&outcome.reason).ok().and_then(|v| v.as_str().map(str::to_owned));
-    let reason = reason.unwrap_or_else(|| "unknown".into());
+    let reason = outcome.reason.as_str();
     let mut text = format!("The previous turn did not finish (reason: {reason}).");
     if let Some(error) = &outcome.error {
         text.push_str(&format!(" Error: {error}."));

@@ -65,6 +65,9 @@ impl SchemaCache {
         };
         let empty = Value::Object(serde_json::Map::new());
         let input = if input.is_null() { &empty } else { input };
+        if validator.is_valid(input) {
+            return Ok(());
+        }
         let errors: Vec<String> = validator
             .iter_errors(input)
             .take(MAX_LISTED + 1)

@@ -97,6 +97,35 @@ pub enum OutcomeReason {
 }
 
 impl OutcomeReason {
+    /// The reason's wire name (its JSON string), e.g. `iteration_limit`.
+    ///
+    /// ```
+    /// use dive_core::OutcomeReason;
+    /// assert_eq!(OutcomeReason::IterationLimit.as_str(), "iteration_limit");
+    /// ```
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Completed => "completed",
+            Self::Refused => "refused",
+            Self::Suspended => "suspended",
+            Self::Canceled => "canceled",
+            Self::Deadline => "deadline",
+            Self::ProviderError => "provider_error",
+            Self::StreamInterrupted => "stream_interrupted",
+            Self::HookAbort => "hook_abort",
+            Self::CallbackError => "callback_error",
+            Self::Error => "error",
+            Self::OutputLimit => "output_limit",
+            Self::ContextLimit => "context_limit",
+            Self::IterationLimit => "iteration_limit",
+            Self::ProviderStopped => "provider_stopped",
+            Self::Pause => "pause",
+            Self::ProcessExit => "process_exit",
+            Self::Other(s) => s,
+        }
+    }
+
     /// The default advice for this reason (before the `reconcile` rule): part of the record,
     /// written by the engine and by stores recovering or forking a turn alike. Whether a run
     /// ending for this reason is an error is the engine's policy
@@ -607,6 +636,36 @@ pub fn outcome_reminder(outcome: &TurnOutcome, text: impl Into<String>) -> crate
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_outcome_reason_names_itself_as_its_json_does() {
+        let reasons = [
+            OutcomeReason::Completed,
+            OutcomeReason::Refused,
+            OutcomeReason::Suspended,
+            OutcomeReason::Canceled,
+            OutcomeReason::Deadline,
+            OutcomeReason::ProviderError,
+            OutcomeReason::StreamInterrupted,
+            OutcomeReason::HookAbort,
+            OutcomeReason::CallbackError,
+            OutcomeReason::Error,
+            OutcomeReason::OutputLimit,
+            OutcomeReason::ContextLimit,
+            OutcomeReason::IterationLimit,
+            OutcomeReason::ProviderStopped,
+            OutcomeReason::Pause,
+            OutcomeReason::ProcessExit,
+            OutcomeReason::Other("from_a_newer_version".into()),
+        ];
+        for reason in reasons {
+            assert_eq!(
+                serde_json::to_value(&reason).unwrap(),
+                serde_json::json!(reason.as_str()),
+                "{reason:?}"
+            );
+        }
+    }
+
     use super::*;
 
     #[test]

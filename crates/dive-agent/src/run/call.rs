@@ -217,14 +217,23 @@ impl Run {
             ));
         }
         let span = self.agent.inner.tracer.start_tool_call(&self.info, &call);
-        let ctx = ToolContext::new(call.id.as_str(), call.name.as_str(), self.info.clone())
-            .with_cancel(self.interrupts.soft.child())
-            .with_sink(Arc::new(self.emitter.clone()))
-            .with_effect_id(ToolContext::stable_effect_id(&self.info, &call.id));
+        let ctx = ToolContext::in_run(
+            call.id.as_str(),
+            call.name.as_str(),
+            self.info.clone(),
+            self.interrupts.soft.child(),
+        )
+        .with_sink(self.tool_sink());
         Ok(Prepared::Ready(Ready {
             execution: Execution { tool, input: call.input.clone(), ctx },
             meta: CallMeta { call, preview, context, span },
         }))
+    }
+
+    /// The run's emitter as the tools' event sink: made at the first call, shared by the rest.
+    fn tool_sink(&mut self) -> Arc<dyn dive_core::ToolEventSink> {
+        let emitter = &self.emitter;
+        Arc::clone(self.tool_sink.get_or_insert_with(|| Arc::new(emitter.clone())))
     }
 
     /// Emits the `tool_call` item of a call and tells observers it is about to be dispatched.

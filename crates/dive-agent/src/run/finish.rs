@@ -90,8 +90,7 @@ impl Run {
         if let Some(mut span) = self.span.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take()
         {
             span.set_usage(&response.usage);
-            let reason_text = serde_json::to_value(&reason).ok().and_then(|v| v.as_str().map(str::to_owned));
-            span.set_outcome(response.status.as_str(), reason_text.as_deref());
+            span.set_outcome(response.status.as_str(), Some(reason.as_str()));
             if let Some(f) = &failure {
                 span.set_error(&f.to_string());
             }

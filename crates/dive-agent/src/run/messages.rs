@@ -112,6 +112,9 @@ pub(crate) fn result_block(result: &ToolCallResult) -> ToolResultContent {
 
 /// The synthetic user message delivering finished background results.
 pub(crate) fn background_results_message(handles: &[BackgroundTaskHandle]) -> Option<Message> {
+    if handles.is_empty() {
+        return None;
+    }
     let mut text = String::from("Background tasks finished:");
     let mut any = false;
     for h in handles {

@@ -74,6 +74,11 @@ pub(crate) struct ResolvedTools {
 }
 
 impl ResolvedTools {
+    /// The agent's static tools and nothing else yet (no allocation).
+    pub(super) fn over(base: Arc<ToolIndex>) -> Self {
+        Self { base, extra: ToolIndex::default(), declared: Vec::new(), members: Vec::new() }
+    }
+
     fn add(&mut self, tool: Arc<dyn Tool>) {
         self.add_as(tool, true);
     }
@@ -143,8 +148,7 @@ impl From<LlmError> for Failure {
 impl Run {
     /// Static tools plus every toolset's current tools.
     pub(super) async fn resolve_tools(&self) -> Result<ResolvedTools, Exit> {
-        let mut resolved =
-            ResolvedTools { base: Arc::clone(&self.agent.inner.tool_index), ..ResolvedTools::default() };
+        let mut resolved = ResolvedTools::over(Arc::clone(&self.agent.inner.tool_index));
         for toolset in &self.agent.inner.toolsets {
             match toolset.tools(&self.info).await {
                 Ok(tools) => match toolset.declaration() {

@@ -156,6 +156,7 @@ impl Run {
         });
         Ok(Box::new(Self {
             emitter: Emitter::new(options.on_event.clone(), stream),
+            tool_sink: None,
             model,
             system_prompt,
             info,
@@ -175,7 +176,9 @@ impl Run {
             prior_usage,
             iterations: 0,
             tool_records: records,
-            model_calls: Vec::new(),
+            // Room for the usual turn's calls (a tool call and the answer) from the start: the
+            // records are large, and growing the list would allocate twice its size.
+            model_calls: Vec::with_capacity(2),
             next_call_reminders: Vec::new(),
             pending_reminders: Vec::new(),
             last_stop: None,

@@ -34,7 +34,7 @@ pub use options::{OptionKey, ProviderOption, ProviderOptions};
 /// assert_eq!(request.max_tokens, Some(256));
 /// assert_eq!(request.messages.last().map(Message::text).as_deref(), Some("Hello"));
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ModelRequest {
     /// Model id override; `None` uses the model the provider was built with.
@@ -104,12 +104,41 @@ pub struct ModelRequest {
     pub options: ProviderOptions,
 }
 
+impl Default for ModelRequest {
+    fn default() -> Self {
+        Self::new(Vec::new())
+    }
+}
+
 impl ModelRequest {
     /// A request with these messages (a `Vec`, or a shared `Arc<Vec<Message>>`) and
     /// defaults elsewhere.
     #[must_use]
     pub fn new(messages: impl Into<Arc<Vec<Message>>>) -> Self {
-        Self { messages: messages.into(), ..Self::default() }
+        // Every field written out: `..Self::default()` would allocate a history to drop.
+        Self {
+            model: None,
+            system: None,
+            messages: messages.into(),
+            tools: Arc::default(),
+            declared_toolsets: Vec::new(),
+            tool_choice: None,
+            parallel_tool_calls: None,
+            max_tokens: None,
+            temperature: None,
+            top_p: None,
+            presence_penalty: None,
+            frequency_penalty: None,
+            stop_sequences: Vec::new(),
+            reasoning: None,
+            headers: BTreeMap::new(),
+            mcp_servers: Vec::new(),
+            response_format: None,
+            caching: None,
+            prompt_cache_key: None,
+            provider_options: Map::new(),
+            options: ProviderOptions::default(),
+        }
     }
 
     /// Sets the system prompt.

@@ -1,6 +1,6 @@
 //! [`ToolContext`]: what a running tool knows about its call, and how it reports progress.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::result::ToolProgress;
 use crate::cancel::SoftCancel;
@@ -32,7 +32,18 @@ pub struct ToolContext {
     /// Set when the caller asked the turn to stop at the next step boundary.
     pub cancel: SoftCancel,
     sink: Option<Arc<dyn ToolEventSink>>,
-    effect_id: Option<Arc<str>>,
+    effect_id: EffectId,
+}
+
+/// Where a context's effect id comes from.
+#[derive(Clone)]
+enum EffectId {
+    /// None set: the call id (a call made outside the engine).
+    CallId,
+    /// The stable id of the run and the call, worked out the first time a tool asks.
+    Stable(OnceLock<Box<str>>),
+    /// Set by the caller.
+    Given(Arc<str>),
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -41,7 +52,7 @@ impl std::fmt::Debug for ToolContext {
             .field("call_id", &self.call_id)
             .field("tool_name", &self.tool_name)
             .field("run", &self.run)
-            .field("effect_id", &self.effect_id)
+            .field("effect_id", &self.effect_id())
             .finish_non_exhaustive()
     }
 }
@@ -50,13 +61,38 @@ impl ToolContext {
     /// A context for a call.
     #[must_use]
     pub fn new(call_id: impl Into<Arc<str>>, tool_name: impl Into<Arc<str>>, run: RunInfo) -> Self {
+        let mut ctx = Self::in_run(call_id, tool_name, run, SoftCancel::new());
+        ctx.effect_id = EffectId::CallId;
+        ctx
+    }
+
+    /// A context for a call of `run` whose soft-cancel flag is `cancel` (the engine passes a
+    /// child of the turn's flag) and whose effect id is the run's stable one
+    /// ([`stable_effect_id`](Self::stable_effect_id)), worked out only when a tool asks for it.
+    ///
+    /// ```
+    /// use dive_core::{RunInfo, SoftCancel, ToolContext};
+    /// let run = RunInfo::new("agent").with_session("chat").with_turn("turn-1");
+    /// let turn = SoftCancel::new();
+    /// let ctx = ToolContext::in_run("call-1", "charge", run, turn.child());
+    /// assert_eq!(ctx.effect_id(), "chat/turn-1/call-1");
+    /// turn.cancel();
+    /// assert!(ctx.is_soft_cancelled());
+    /// ```
+    #[must_use]
+    pub fn in_run(
+        call_id: impl Into<Arc<str>>,
+        tool_name: impl Into<Arc<str>>,
+        run: RunInfo,
+        cancel: SoftCancel,
+    ) -> Self {
         Self {
             call_id: call_id.into(),
             tool_name: tool_name.into(),
             run,
-            cancel: SoftCancel::new(),
+            cancel,
             sink: None,
-            effect_id: None,
+            effect_id: EffectId::Stable(OnceLock::new()),
         }
     }
 
@@ -85,7 +121,7 @@ impl ToolContext {
     /// Sets the effect id (the engine does, from [`stable_effect_id`](Self::stable_effect_id)).
     #[must_use]
     pub fn with_effect_id(mut self, effect_id: impl Into<Arc<str>>) -> Self {
-        self.effect_id = Some(effect_id.into());
+        self.effect_id = EffectId::Given(effect_id.into());
         self
     }
 
@@ -93,7 +129,13 @@ impl ToolContext {
     /// idempotency key. Without one set (a call made outside the engine), the call id.
     #[must_use]
     pub fn effect_id(&self) -> &str {
-        self.effect_id.as_deref().unwrap_or(&self.call_id)
+        match &self.effect_id {
+            EffectId::CallId => &self.call_id,
+            EffectId::Stable(id) => {
+                id.get_or_init(|| Self::stable_effect_id(&self.run, &self.call_id).into())
+            }
+            EffectId::Given(id) => id,
+        }
     }
 
     /// A context for calling a tool outside an agent (tests, scripts).

@@ -26,8 +26,47 @@ pub(crate) struct Chunk<'a> {
     pub usage: Option<ChatUsage>,
     #[serde(default)]
     pub error: Option<Value>,
-    #[serde(default, borrow)]
-    pub choices: Option<Vec<Choice<'a>>>,
+    /// The first choice (the only one read; the others are skipped unparsed).
+    #[serde(default, borrow, deserialize_with = "first")]
+    pub choices: Option<Choice<'a>>,
+}
+
+/// Reads a JSON array as its first element, skipping the rest unread (no list is built for
+/// the one element used); `null` and `[]` read as `None`.
+pub(crate) fn first<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: de::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct First<T>(std::marker::PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for First<T> {
+        type Value = Option<T>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an array or null")
+        }
+
+        fn visit_none<E: de::Error>(self) -> Result<Option<T>, E> {
+            Ok(None)
+        }
+
+        fn visit_unit<E: de::Error>(self) -> Result<Option<T>, E> {
+            Ok(None)
+        }
+
+        fn visit_some<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Option<T>, D::Error> {
+            deserializer.deserialize_seq(self)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<T>, A::Error> {
+            let first = seq.next_element::<T>()?;
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(first)
+        }
+    }
+
+    deserializer.deserialize_option(First(std::marker::PhantomData))
 }
 
 /// A choice of a chunk (only the first is read).
@@ -172,6 +211,25 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn only_the_first_choice_is_read_and_the_rest_skipped() {
+        let first_text = |json: &str| {
+            let chunk: Chunk<'_> = serde_json::from_str(json).unwrap();
+            chunk.choices.and_then(|c| c.delta).and_then(|d| d.content).map(|c| match c {
+                DeltaContent::Text(t) => t,
+                DeltaContent::Chunks(_) | DeltaContent::Other => "other".into(),
+            })
+        };
+        assert_eq!(first_text(r#"{"choices":[{"delta":{"content":"a"}}]}"#).as_deref(), Some("a"));
+        // A second choice of any shape is skipped, not read as a choice.
+        let two = r#"{"choices":[{"delta":{"content":"a"}},{"delta":7,"odd":[1,{"x":null}]}],"id":"c"}"#;
+        assert_eq!(first_text(two).as_deref(), Some("a"));
+        assert_eq!(first_text(r#"{"choices":[]}"#), None);
+        assert_eq!(first_text(r#"{"choices":null}"#), None);
+        assert_eq!(first_text(r#"{"id":"c"}"#), None);
+        assert!(serde_json::from_str::<Chunk<'_>>(r#"{"choices":{"delta":{}}}"#).is_err());
+    }
 
     fn content(v: Value) -> Option<DeltaContent> {
         let from_text: Delta = serde_json::from_str(&json!({ "content": v }).to_string()).unwrap();

@@ -9,7 +9,7 @@ use dive_core::{Content, Cost, ModelResponse, RefusalContent, ThinkingContent, T
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::chat::chunk::{Delta, DeltaContent, typed_reasoning, typed_response};
+use crate::chat::chunk::{Delta, DeltaContent, first, typed_reasoning, typed_response};
 use crate::chat::reasoning::{ChunkKind, content_chunks, detail_block};
 use crate::chat::usage::{ChatUsage, typed_cost};
 use crate::dialect::Dialect;
@@ -50,8 +50,9 @@ struct Completion<'a> {
     service_tier: Option<Cow<'a, str>>,
     #[serde(default)]
     usage: Option<ChatUsage>,
-    #[serde(default, borrow)]
-    choices: Vec<CompletionChoice<'a>>,
+    /// The first choice (the only one read; the others are skipped unparsed).
+    #[serde(default, borrow, deserialize_with = "first")]
+    choices: Option<CompletionChoice<'a>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -108,16 +109,26 @@ fn decode_completion(
         None => c.usage.as_ref().map(|u| u.to_usage(dialect)).unwrap_or_default(),
     };
     r.usage.service_tier = c.service_tier.map(Cow::into_owned);
-    let choice = c.choices.into_iter().next().unwrap_or_default();
+    let choice = c.choices.unwrap_or_default();
     let mut message = choice.message.unwrap_or_default();
     let details = dialect
         .reasoning_details
         .and_then(|key| message.reasoning_details.take().filter(|d| !d.is_empty()).map(|d| (key, d)));
-    let reasoning = reasoning.or_else(|| message.take_reasoning(dialect));
+    let reasoning = reasoning.or_else(|| message.take_reasoning(dialect)).filter(|t| !t.is_empty());
+    let calls = message.tool_calls.take().unwrap_or_default();
+    // The blocks this response holds at most, so the list is allocated once at its size.
+    let thinking_blocks = details.as_ref().map_or(usize::from(reasoning.is_some()), |(_, d)| d.len());
+    let text_blocks = match &message.content {
+        Some(DeltaContent::Chunks(chunks)) => chunks.len(),
+        Some(DeltaContent::Text(_)) => 1,
+        Some(DeltaContent::Other) | None => 0,
+    };
+    r.content
+        .reserve_exact(thinking_blocks + text_blocks + usize::from(message.refusal.is_some()) + calls.len());
     if let Some((key, details)) = details {
         // The details carry what `reasoning` repeats as plain text, plus signatures.
         r.content.extend(details.iter().map(|d| Content::Thinking(detail_block(d, key))));
-    } else if let Some(thinking) = reasoning.filter(|t| !t.is_empty()) {
+    } else if let Some(thinking) = reasoning {
         r.content.push(Content::Thinking(ThinkingContent::new(thinking, None)));
     }
     match message.content {
@@ -135,7 +146,7 @@ fn decode_completion(
     if let Some(refusal) = message.refusal.filter(|t| !t.is_empty()) {
         r.content.push(Content::Refusal(RefusalContent::new(refusal)));
     }
-    for call in message.tool_calls.into_iter().flatten() {
+    for call in calls {
         let function = call.function.unwrap_or_default();
         r.content.push(Content::ToolUse(ToolUse::new(
             call.id.unwrap_or_default(),

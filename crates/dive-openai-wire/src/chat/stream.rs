@@ -261,7 +261,7 @@ impl StreamMapper for ChatMapper {
             u.service_tier = chunk.service_tier.as_deref().map(str::to_owned);
             self.usage = Some(u);
         }
-        let Some(choice) = chunk.choices.and_then(|c| c.into_iter().next()) else { return Ok(()) };
+        let Some(choice) = chunk.choices else { return Ok(()) };
         if let Some(mut delta) = choice.delta {
             let details = self.dialect.reasoning_details.and(delta.reasoning_details.take());
             if let Some(details) = details.filter(|d| !d.is_empty()) {
