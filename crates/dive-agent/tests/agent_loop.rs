@@ -265,6 +265,63 @@ async fn the_response_timeout_ends_the_turn_as_deadline() {
     assert_eq!(outcome.next, NextStep::Reconcile, "an unknown call of a non-read-only tool");
 }
 
+/// Answers its first call with a tool call at once and takes a minute over every later one.
+#[derive(Clone, Default)]
+struct SlowAfterFirstCall {
+    calls: Arc<Mutex<usize>>,
+}
+
+impl dive_core::Llm for SlowAfterFirstCall {
+    fn provider(&self) -> &str {
+        "slow"
+    }
+    fn model(&self) -> &str {
+        "slow-1"
+    }
+    fn generate(
+        &self,
+        _request: dive_core::ModelRequest,
+    ) -> dive_core::BoxFuture<'_, Result<ModelResponse, LlmError>> {
+        let first = {
+            let mut calls = self.calls.lock().unwrap();
+            *calls += 1;
+            *calls == 1
+        };
+        Box::pin(async move {
+            if first {
+                return Ok(calls(&[("c1", "echo", json!({"text": "fast"}))]));
+            }
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            Ok(ModelResponse::text("too late"))
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_response_timeout_spans_the_steps_and_ends_a_later_model_call() {
+    let model = SlowAfterFirstCall::default();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let agent = Agent::builder()
+        .model(model.clone())
+        .tool(echo("echo", log.clone()))
+        .response_timeout(Some(Duration::from_secs(5)))
+        .build()
+        .unwrap();
+    let started = tokio::time::Instant::now();
+    let err = agent.run("go").await.unwrap_err();
+    assert_eq!(err.reason(), Some(&OutcomeReason::Deadline));
+    // The deadline is the turn's, measured from its start, not restarted at each step.
+    assert_eq!(started.elapsed(), Duration::from_secs(5));
+    assert_eq!(*model.calls.lock().unwrap(), 2);
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["start echo fast", "end echo fast"],
+        "the call before the slow model call ran"
+    );
+    let response = err.into_response().unwrap();
+    assert_eq!(common::last_results(&response.output_messages)[0].1, "fast");
+}
+
 #[tokio::test]
 async fn an_output_limit_drops_truncated_calls_and_answers_complete_ones() {
     let mut response = ModelResponse::tool_calls(vec![

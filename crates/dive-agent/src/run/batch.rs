@@ -209,11 +209,13 @@ impl Run {
                 return;
             }
             let started = Instant::now();
+            let mut stop = self.hard_stop();
             let executed = tokio::select! {
                 biased;
-                why = self.interrupts.hard() => Err(why),
+                why = stop.wait() => Err(why),
                 e = execute(execution, &self.turn_id, &self.agent.inner.seams) => Ok(e),
             };
+            self.put_back(stop);
             let executed = match executed {
                 Ok(e) => e,
                 Err(why) => {
@@ -284,11 +286,11 @@ impl Run {
             batch.stop_with(exit);
             return;
         }
-        let interrupts = self.interrupts.clone();
+        let mut stop = self.hard_stop();
         loop {
             let next = tokio::select! {
                 biased;
-                why = interrupts.hard() => Err(why),
+                why = stop.wait() => Err(why),
                 next = running.next() => Ok(next),
             };
             match next {
@@ -311,6 +313,7 @@ impl Run {
                 }
             }
         }
+        self.put_back(stop);
     }
 
     /// A running checkpoint of the batch as it stands (call states and results so far).

@@ -1,7 +1,9 @@
 //! Why a run stops early, and the checks made at every step boundary.
 
+use std::pin::Pin;
+
 use dive_core::{OutcomeReason, SoftCancel};
-use tokio::time::Instant;
+use tokio::time::{Instant, Sleep};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::TurnFailure;
@@ -60,24 +62,38 @@ impl Interrupts {
         }
         self.soft.is_cancelled().then_some(Interrupt::SoftCancelled)
     }
+}
 
-    /// Resolves when a hard interrupt (cancel token or deadline) happens; never otherwise.
-    /// Soft cancel is not waited on: it lets running steps finish.
-    pub(crate) async fn hard(&self) -> Interrupt {
+/// Waits for a hard interrupt (cancel token, lost claim or deadline) while a step runs; soft
+/// cancel is not waited on, it lets running steps finish. A run keeps one between its steps,
+/// so the response timeout is one timer a run (registered at the first wait), not one a step.
+pub(crate) struct HardStop {
+    interrupts: Interrupts,
+    deadline: Option<Pin<Box<Sleep>>>,
+}
+
+impl HardStop {
+    pub(crate) fn new(interrupts: &Interrupts) -> Self {
+        let deadline = interrupts.deadline.map(|d| Box::pin(tokio::time::sleep_until(d)));
+        Self { interrupts: interrupts.clone(), deadline }
+    }
+
+    /// Resolves when a hard interrupt happens; never otherwise.
+    pub(crate) async fn wait(&mut self) -> Interrupt {
         let cancelled = async {
-            match &self.cancel {
+            match &self.interrupts.cancel {
                 Some(token) => token.cancelled().await,
                 None => std::future::pending().await,
             }
         };
         let deadline = async {
-            match self.deadline {
-                Some(d) => tokio::time::sleep_until(d).await,
+            match &mut self.deadline {
+                Some(timer) => timer.as_mut().await,
                 None => std::future::pending().await,
             }
         };
         let claim = async {
-            match &self.claim_lost {
+            match &self.interrupts.claim_lost {
                 Some(token) => token.cancelled().await,
                 None => std::future::pending().await,
             }

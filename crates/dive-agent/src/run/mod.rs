@@ -32,7 +32,7 @@ use crate::error::{AgentError, TurnFailure};
 use crate::lock;
 use crate::options::RunOptions;
 
-pub(crate) use interrupt::{Interrupt, Interrupts};
+pub(crate) use interrupt::{HardStop, Interrupt, Interrupts};
 pub(crate) use model::ToolIndex;
 pub use prepare::TURN_CONTINUE_REMINDER;
 use resume::ResumeWork;
@@ -78,6 +78,9 @@ pub(crate) struct Run {
     system_prompt: String,
     info: RunInfo,
     emitter: Emitter,
+    /// What steps race against, kept between them (see [`HardStop`]); taken out while a step
+    /// runs.
+    hard_stop: Option<HardStop>,
     /// The emitter as the tools' event sink, made at the first tool call.
     tool_sink: Option<Arc<dyn dive_core::ToolEventSink>>,
     interrupts: Interrupts,
@@ -265,6 +268,15 @@ impl Run {
     /// The turn's usage: before this invocation plus this invocation's.
     fn turn_usage(&self) -> Usage {
         self.prior_usage.clone() + self.usage.clone()
+    }
+
+    /// The run's [`HardStop`], taken out for one step; [`put_back`](Self::put_back) returns it.
+    fn hard_stop(&mut self) -> HardStop {
+        self.hard_stop.take().unwrap_or_else(|| HardStop::new(&self.interrupts))
+    }
+
+    fn put_back(&mut self, stop: HardStop) {
+        self.hard_stop = Some(stop);
     }
 
     fn boundary(&self) -> Option<Exit> {

@@ -218,12 +218,13 @@ impl Run {
         let mut span = self.agent.inner.tracer.start_chat(&self.info, &chat);
         let started = Instant::now();
         let mut first_event: Option<Duration> = None;
-        let interrupts = self.interrupts.clone();
+        let mut stop = self.hard_stop();
         let result = tokio::select! {
             biased;
-            why = interrupts.hard() => Err(Failure::Interrupted(why)),
+            why = stop.wait() => Err(Failure::Interrupted(why)),
             r = self.request_model(request, streaming, iteration, started, &mut first_event) => r,
         };
+        self.put_back(stop);
         // The call is over (finished, failed or cancelled) and its request dropped with it:
         // take this call's reminders back out of the history, in place unless the provider
         // kept the request.

@@ -156,6 +156,7 @@ impl Run {
         });
         Ok(Box::new(Self {
             emitter: Emitter::new(options.on_event.clone(), stream),
+            hard_stop: None,
             tool_sink: None,
             model,
             system_prompt,
