@@ -61,11 +61,13 @@ pub fn model_info(model: &str) -> Option<&'static ModelInfo> {
 #[must_use]
 pub fn supports_system_messages(model: &str) -> bool {
     let id = model_info(model).map_or(model, |m| m.id.as_ref());
-    let parts: Vec<&str> = id.split('-').collect();
-    let num = |i: usize| parts.get(i).and_then(|p| p.parse::<u32>().ok());
-    match (parts.get(1), num(2), num(3)) {
+    // `claude-<family>-<major>-<minor>…`, read in place.
+    let mut parts = id.split('-').skip(1);
+    let family = parts.next();
+    let mut num = || parts.next().and_then(|p| p.parse::<u32>().ok());
+    match (family, num(), num()) {
         (_, Some(major), _) if major >= 5 => true,
-        (Some(&"opus"), Some(4), Some(minor)) => (8..100).contains(&minor),
+        (Some("opus"), Some(4), Some(minor)) => (8..100).contains(&minor),
         _ => false,
     }
 }

@@ -61,9 +61,7 @@ pub(crate) fn compaction_body(
     betas.push(ON_DEMAND_COMPACTION_BETA);
     betas.sort_unstable();
     betas.dedup();
-    Ok(Encoded::new(body)
-        .with_header("anthropic-version", crate::API_VERSION)
-        .with_header("anthropic-beta", betas.join(",")))
+    Ok(Encoded::new(body).with_header("anthropic-beta", betas.join(",")))
 }
 
 /// The compaction answer as the message that replaces the summarised ones: the assistant

@@ -152,15 +152,13 @@ pub(crate) fn encode_request<'a>(
         )));
     }
 
-    let style = if supports_system_messages(model) {
-        ReminderStyle::NativeRole(Role::System)
-    } else {
-        ReminderStyle::UserText
-    };
+    let system_messages = supports_system_messages(model);
+    let style =
+        if system_messages { ReminderStyle::NativeRole(Role::System) } else { ReminderStyle::UserText };
     let auto = request.caching.unwrap_or(true).then(|| WireCacheControl::ephemeral(opts.cache_ttl));
     let messages = WireMessages::plan(
         history_to_send(&request.messages, &style),
-        supports_system_messages(model),
+        system_messages,
         prefill.map(|p| p.text.as_str()),
         auto,
     );

@@ -113,7 +113,7 @@ impl WireFormat for Messages {
             declared_betas: declared.betas,
         };
         let encoded = encode_request(request, &opts)?;
-        let mut out = Encoded::new(encoded.body).with_header("anthropic-version", API_VERSION);
+        let mut out = Encoded::new(encoded.body);
         if !encoded.betas.is_empty() {
             out = out.with_header("anthropic-beta", encoded.betas.join(","));
         }
@@ -127,6 +127,10 @@ impl WireFormat for Messages {
             "/v1/messages"
         };
         Cow::Borrowed(path)
+    }
+
+    fn fixed_headers(&self) -> &[(&'static str, &'static str)] {
+        &[("anthropic-version", API_VERSION)]
     }
 
     fn authorize(&self, key: &Secret, headers: &mut HeaderMap) -> Result<(), ProviderError> {

@@ -28,7 +28,8 @@ pub(crate) fn media_url(source: &MediaSource) -> Option<Cow<'_, str>> {
 pub(crate) fn arguments(call: &ToolUse) -> Cow<'_, str> {
     match &call.input {
         Value::String(raw) => Cow::Borrowed(raw),
-        other => Cow::Owned(other.to_string()),
+        // Written by the JSON writer into one buffer (a `Value` cannot fail to serialize).
+        other => Cow::Owned(serde_json::to_string(other).unwrap_or_default()),
     }
 }
 
@@ -45,14 +46,16 @@ pub(crate) fn parse_arguments(raw: &str) -> Value {
     serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned()))
 }
 
-/// The text a tool result shows the model; errors are marked so the model knows.
-pub(crate) fn result_text(result: &ToolResultContent) -> String {
-    let text = result.text_content();
-    if result.is_error && !text.to_ascii_lowercase().starts_with("error") {
-        format!("Error: {text}")
-    } else {
-        text
-    }
+/// The text a tool result shows the model; errors are marked so the model knows. Borrowed
+/// when the result is one text block that needs no mark.
+pub(crate) fn result_text(result: &ToolResultContent) -> Cow<'_, str> {
+    let mut texts = result.content.iter().filter_map(Content::as_text);
+    let text = match (texts.next(), texts.next()) {
+        (Some(only), None) => Cow::Borrowed(only),
+        _ => Cow::Owned(result.text_content()),
+    };
+    let marked = text.as_bytes().get(..5).is_some_and(|head| head.eq_ignore_ascii_case(b"error"));
+    if result.is_error && !marked { Cow::Owned(format!("Error: {text}")) } else { text }
 }
 
 /// True when a tool result carries images or documents the text form would lose.
@@ -113,5 +116,32 @@ impl<'a> EncodeOptions<'a> {
     pub fn streaming(mut self, stream: bool) -> Self {
         self.stream = stream;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_text_is_borrowed_unless_it_is_joined_or_marked() {
+        let one = ToolResultContent::new("c", vec![Content::text("42")]);
+        assert!(matches!(result_text(&one), Cow::Borrowed("42")));
+        let two = ToolResultContent::new("c", vec![Content::text("a"), Content::text("b")]);
+        assert_eq!(result_text(&two), "a\nb");
+        let failed = ToolResultContent::error("c", "no such file");
+        assert_eq!(result_text(&failed), "Error: no such file");
+        let marked = ToolResultContent::error("c", "ERROR: disk full");
+        assert!(matches!(result_text(&marked), Cow::Borrowed("ERROR: disk full")));
+        let short = ToolResultContent::error("c", "err");
+        assert_eq!(result_text(&short), "Error: err");
+    }
+
+    #[test]
+    fn arguments_are_the_input_as_json_or_the_raw_text_kept() {
+        let call = ToolUse::new("c", "add", json!({"a": 1, "b": "x"}));
+        assert_eq!(arguments(&call), r#"{"a":1,"b":"x"}"#);
+        let raw = ToolUse::new("c", "add", Value::String("{not json".into()));
+        assert!(matches!(arguments(&raw), Cow::Borrowed("{not json")));
     }
 }

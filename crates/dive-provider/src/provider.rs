@@ -390,9 +390,13 @@ pub(crate) fn base_headers<W: WireFormat>(
     extra: &BTreeMap<String, String>,
     client_defaults: &[(HeaderName, HeaderValue)],
 ) -> Result<HeaderMap, ProviderError> {
-    let mut headers = HeaderMap::with_capacity(extra.len() + 2 + client_defaults.len());
+    let mut headers =
+        HeaderMap::with_capacity(extra.len() + 2 + wire.fixed_headers().len() + client_defaults.len());
     if let Some(key) = api_key {
         wire.authorize(key, &mut headers)?;
+    }
+    for (name, value) in wire.fixed_headers() {
+        headers.insert(*name, HeaderValue::from_static(value));
     }
     insert_headers(wire.vendor().name, &mut headers, extra)?;
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));

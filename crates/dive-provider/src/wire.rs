@@ -209,6 +209,12 @@ pub trait WireFormat: Debug + Clone + Send + Sync + 'static {
     /// fixed, so a call builds no string for it.
     fn path(&self, encoded: &Encoded<Self::Body<'_>>, call: &CallContext<'_>) -> Cow<'static, str>;
 
+    /// Headers every call of this API carries whatever it asks (`anthropic-version`, …): set
+    /// once on the provider, under its own and each request's headers. The default is none.
+    fn fixed_headers(&self) -> &[(&'static str, &'static str)] {
+        &[]
+    }
+
     /// Puts the API key on a call. The default is `Authorization: Bearer <key>`.
     ///
     /// # Errors

@@ -186,7 +186,7 @@ impl Serialize for ChatMessages<'_> {
 #[serde(untagged)]
 enum WireMessage<'m> {
     Plain { role: Cow<'m, str>, content: Cow<'m, str> },
-    Tool { role: &'static str, tool_call_id: &'m str, content: String },
+    Tool { role: &'static str, tool_call_id: &'m str, content: Cow<'m, str> },
     Parts { role: &'m str, content: UserContent<'m> },
     Assistant(Assistant<'m>),
 }

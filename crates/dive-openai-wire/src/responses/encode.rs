@@ -331,7 +331,7 @@ struct OutputItem<'m> {
 #[derive(Serialize)]
 #[serde(untagged)]
 enum ResultOut<'m> {
-    Text(String),
+    Text(Cow<'m, str>),
     Parts(Vec<InPart<'m>>),
 }
 
