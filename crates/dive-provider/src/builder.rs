@@ -161,8 +161,10 @@ impl<W: WireFormat> ProviderBuilder<W> {
         let base_headers =
             crate::provider::base_headers(&self.wire, self.api_key.as_ref(), &self.headers, &client_defaults)
                 .map_err(LlmError::from)?;
+        let model = self.model.unwrap_or_else(|| vendor.default_model.to_owned());
         Ok(HttpProvider {
-            model: self.model.unwrap_or_else(|| vendor.default_model.to_owned()),
+            model_info: vendor.model_info(&model),
+            model,
             api_key: self.api_key,
             base_url: self.wire.base_url(&base_url),
             max_tokens: self.max_tokens,

@@ -36,6 +36,8 @@ pub struct HttpProvider<W> {
     pub(crate) api_key: Option<Secret>,
     pub(crate) base_url: String,
     pub(crate) model: String,
+    /// The catalog entry of `model`, looked up once.
+    pub(crate) model_info: Option<&'static ModelInfo>,
     pub(crate) max_tokens: Option<u32>,
     pub(crate) retry: RetryPolicy,
     pub(crate) headers: BTreeMap<String, String>,
@@ -150,14 +152,22 @@ impl<W: WireFormat> HttpProvider<W> {
             vendor: &self.vendor,
             base_url: &self.base_url,
             model,
-            model_info: self.vendor.model_info(model),
+            model_info: self.model_info(model),
             max_tokens: self.max_tokens,
             stream,
         }
     }
 
-    fn pricing(&self, model: &str) -> Option<Pricing> {
-        self.vendor.model_info(model).and_then(|m| m.pricing.clone())
+    /// The catalog entry of `model`: the provider's own model's is looked up once, at build.
+    fn model_info(&self, model: &str) -> Option<&'static ModelInfo> {
+        if model == self.model { self.model_info } else { self.vendor.model_info(model) }
+    }
+
+    /// The catalog prices of `model`, the one `call` asked for (known already) or another
+    /// that served it.
+    fn pricing(&self, call: &CallContext<'_>, model: &str) -> Option<&'static Pricing> {
+        let info = if model == call.model { call.model_info } else { self.model_info(model) };
+        info.and_then(|m| m.pricing.as_ref())
     }
 
     fn secrets(&self) -> Vec<&Secret> {
@@ -273,14 +283,14 @@ impl<W: WireFormat> HttpProvider<W> {
         let bytes = self.post_whole(&path, &body, &headers, &request.headers).await?;
         let mut response = self.wire.decode(&bytes, &call)?;
         let model = if response.model.is_empty() { call.model } else { &response.model };
-        price(&mut response.usage, self.pricing(model).as_ref());
+        price(&mut response.usage, self.pricing(&call, model));
         Ok(response)
     }
 
     async fn stream_inner(&self, request: ModelRequest) -> Result<EventStream, ProviderError> {
         let call = self.call(&request, true);
         let ReadyRequest { path, body, headers } = self.prepare(&request, &call)?;
-        let pricing = self.pricing(call.model);
+        let pricing = self.pricing(&call, call.model).cloned();
         let provider = self.vendor.name;
         let (path, body, per_call, extra, pricing, call) =
             (&*path, &body, &headers, &request.headers, &pricing, &call);
@@ -315,7 +325,7 @@ impl<W: WireFormat> HttpProvider<W> {
         tracing::debug!(provider, base_url = %self.base_url, path = %path, model = call.model, "compacting on the server");
         let bytes = self.post_whole(&path, &body, &encoded.headers, &request.headers).await?;
         let mut compacted = self.wire.decode_compaction(&bytes, &call)?;
-        price(&mut compacted.usage, self.pricing(call.model).as_ref());
+        price(&mut compacted.usage, self.pricing(&call, call.model));
         Ok(compacted)
     }
 }

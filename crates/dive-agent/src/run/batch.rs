@@ -74,8 +74,7 @@ impl Batch {
     /// Records a completed call; returns whether the batch must stop.
     fn record(&mut self, index: usize, completed: Completed) -> bool {
         let Completed { result, suspend, fatal, abort } = completed;
-        let name = result.name.clone();
-        self.results[index] = Some(result);
+        let result = self.results[index].insert(result);
         if let Some(request) = suspend {
             self.slots[index].state = ToolCallState::Waiting;
             self.suspended.push((index, request));
@@ -83,9 +82,10 @@ impl Batch {
         }
         self.slots[index].state = ToolCallState::Completed;
         if let Some(source) = fatal {
+            let tool = result.name.clone();
             self.stop_with(Exit::Failed {
                 reason: OutcomeReason::Error,
-                cause: TurnFailure::FatalTool { tool: name, source },
+                cause: TurnFailure::FatalTool { tool, source },
                 hook: None,
             });
             return true;

@@ -3,6 +3,7 @@
 //! Input tokens are split into three **disjoint** buckets: uncached input, cache reads and
 //! cache writes; their sum is the prompt size. Reasoning tokens are a subset of output tokens.
 
+use std::borrow::Cow;
 use std::ops::{Add, AddAssign};
 
 use serde::{Deserialize, Serialize};
@@ -264,9 +265,10 @@ pub struct Cost {
     pub cache_write: f64,
     /// Sum of the parts.
     pub total: f64,
-    /// Where the figure comes from (`catalog`, `provider`, `provider_estimate`).
+    /// Where the figure comes from (`catalog`, `provider`, `provider_estimate`; `mixed` for
+    /// a sum of costs from different sources): a fixed name is borrowed, not allocated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
+    pub source: Option<Cow<'static, str>>,
 }
 
 impl Add for Cost {
@@ -278,7 +280,7 @@ impl Add for Cost {
             cache_read: self.cache_read + rhs.cache_read,
             cache_write: self.cache_write + rhs.cache_write,
             total: self.total + rhs.total,
-            source: if self.source == rhs.source { self.source } else { Some("mixed".into()) },
+            source: if self.source == rhs.source { self.source } else { Some(Cow::Borrowed("mixed")) },
         }
     }
 }
@@ -360,7 +362,7 @@ impl Pricing {
             cache_read,
             cache_write,
             total: input + output + cache_read + cache_write,
-            source: Some("catalog".to_owned()),
+            source: Some(Cow::Borrowed("catalog")),
         }
     }
 }

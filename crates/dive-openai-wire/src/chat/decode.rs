@@ -28,7 +28,7 @@ pub fn decode_usage(v: &Value, dialect: &Dialect) -> Usage {
     {
         let mut cost = Cost::default();
         cost.total = total;
-        cost.source = Some(source.to_owned());
+        cost.source = Some(source.into());
         u.cost = Some(cost);
     }
     u

@@ -47,7 +47,7 @@ impl ChatUsage {
         if let (Some(source), Some(total)) = (dialect.reported_cost, total) {
             let mut cost = Cost::default();
             cost.total = total;
-            cost.source = Some(source.to_owned());
+            cost.source = Some(source.into());
             u.cost = Some(cost);
         }
         u
