@@ -19,7 +19,7 @@ pub enum Command {
     /// the table.
     Run(RunArgs),
     /// Serve the mock on 127.0.0.1 (prints its base URL; exits when stdin closes).
-    Mock,
+    Mock(MockArgs),
     /// Run one client's turns against a mock and print one JSON report.
     Client(ClientArgs),
 }
@@ -48,6 +48,18 @@ pub struct RunArgs {
     /// Clients to run (default: raw and dive).
     #[arg(long, value_enum)]
     pub client: Vec<ClientKind>,
+    /// Run the mock and the clients wherever the system puts them, instead of the mock on a
+    /// CPU of its own and the clients on the others.
+    #[arg(long)]
+    pub no_pin: bool,
+}
+
+/// Options of `mock`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MockArgs {
+    /// The CPUs to run on (`0`, `0,2-3`); anywhere when absent.
+    #[arg(long)]
+    pub cpus: Option<String>,
 }
 
 /// Options of `client`.
@@ -74,4 +86,8 @@ pub struct ClientArgs {
     /// Warm-up turns.
     #[arg(long, default_value_t = 10)]
     pub warmup: usize,
+    /// The CPUs to run on (`0`, `0,2-3`); anywhere when absent. The runtime starts one worker
+    /// a CPU.
+    #[arg(long)]
+    pub cpus: Option<String>,
 }

@@ -15,6 +15,7 @@
 pub mod agent;
 pub mod args;
 pub mod client;
+pub mod cpus;
 pub mod error;
 pub mod measure;
 pub mod mock;

@@ -8,9 +8,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-use bench_clients::args::{Args, ClientArgs, Command, RunArgs};
+use bench_clients::args::{Args, ClientArgs, Command, MockArgs, RunArgs};
 use bench_clients::client::Client;
-use bench_clients::{BenchError, measure, mock, orchestrate, report};
+use bench_clients::{BenchError, cpus, measure, mock, orchestrate, report};
 use clap::Parser;
 
 #[global_allocator]
@@ -20,7 +20,7 @@ fn main() -> ExitCode {
     let args = Args::parse();
     let result = match args.command {
         Command::Run(run) => run_all(&run),
-        Command::Mock => serve_mock(),
+        Command::Mock(mock) => serve_mock(&mock),
         Command::Client(client) => run_client(&client),
     };
     match result {
@@ -33,12 +33,15 @@ fn main() -> ExitCode {
 }
 
 fn run_all(args: &RunArgs) -> Result<(), BenchError> {
-    let samples = orchestrate::run(args)?;
-    println!("{}", report::tables(&samples, args.concurrency));
+    let (samples, placement) = orchestrate::run(args)?;
+    println!("{}", report::tables(&samples, args.concurrency, placement.as_ref()));
     Ok(())
 }
 
-fn serve_mock() -> Result<(), BenchError> {
+fn serve_mock(args: &MockArgs) -> Result<(), BenchError> {
+    if let Some(list) = &args.cpus {
+        cpus::pin(list)?;
+    }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
@@ -54,6 +57,10 @@ fn serve_mock() -> Result<(), BenchError> {
 }
 
 fn run_client(args: &ClientArgs) -> Result<(), BenchError> {
+    // Before the runtime starts, so its workers (one a CPU allowed) run there too.
+    if let Some(list) = &args.cpus {
+        cpus::pin(list)?;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let report = runtime.block_on(async {
         let client = Client::new(args.client, args.provider, &args.url, args.stream)?;

@@ -10,6 +10,7 @@ use std::process::{Child, Command, Stdio};
 use crate::BenchError;
 use crate::args::RunArgs;
 use crate::client::{ClientKind, Provider};
+use crate::cpus::{self, Placement};
 use crate::measure::ClientReport;
 
 /// One of the four modes: sequential or concurrent, plain or streaming.
@@ -56,8 +57,13 @@ impl MockProcess {
     ///
     /// # Errors
     /// When the child cannot start or prints no URL.
-    pub fn start(exe: &Path) -> Result<Self, BenchError> {
-        let mut child = Command::new(exe).arg("mock").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn()?;
+    pub fn start(exe: &Path, cpus: Option<&str>) -> Result<Self, BenchError> {
+        let mut command = Command::new(exe);
+        command.arg("mock");
+        if let Some(list) = cpus {
+            command.args(["--cpus", list]);
+        }
+        let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn()?;
         let stdout = child.stdout.take().ok_or_else(|| BenchError::Child("mock has no stdout".into()))?;
         let mut line = String::new();
         BufReader::new(stdout).read_line(&mut line)?;
@@ -100,6 +106,17 @@ pub fn current_exe() -> Result<PathBuf, BenchError> {
     Ok(std::env::current_exe()?)
 }
 
+/// How long one client process runs, and where.
+#[derive(Debug, Clone, Copy)]
+pub struct Load<'a> {
+    /// Measured turns.
+    pub turns: usize,
+    /// Warm-up turns.
+    pub warmup: usize,
+    /// The CPUs it runs on (anywhere when `None`).
+    pub cpus: Option<&'a str>,
+}
+
 /// Runs one client process and checks the mock counted two requests a turn.
 ///
 /// # Errors
@@ -110,12 +127,15 @@ pub fn run_client(
     client: ClientKind,
     provider: Provider,
     mode: Mode,
-    turns: usize,
-    warmup: usize,
+    load: Load<'_>,
 ) -> Result<ClientReport, BenchError> {
+    let Load { turns, warmup, cpus } = load;
     let before = mock.requests()?;
     let mut command = Command::new(exe);
     command.arg("client").args(["--url", &mock.url]);
+    if let Some(list) = cpus {
+        command.args(["--cpus", list]);
+    }
     command.args(["--client", &value(client), "--provider", &value(provider)]);
     command.args(["--concurrency", &mode.concurrency.to_string(), "--turns", &turns.to_string()]);
     command.args(["--warmup", &warmup.to_string()]);
@@ -149,13 +169,16 @@ fn value(v: impl clap::ValueEnum) -> String {
 }
 
 /// Runs the whole plan: every provider and mode, `reps` interleaved repetitions of every
-/// client.
+/// client; with the mock on a CPU of its own unless `--no-pin` (or there is one CPU). Returns
+/// the samples and where the processes ran.
 ///
 /// # Errors
 /// The first failing run.
-pub fn run(args: &RunArgs) -> Result<Vec<Sample>, BenchError> {
+pub fn run(args: &RunArgs) -> Result<(Vec<Sample>, Option<Placement>), BenchError> {
     let exe = current_exe()?;
-    let mock = MockProcess::start(&exe)?;
+    let placement = if args.no_pin { None } else { cpus::split(&cpus::allowed()?) };
+    let mock = MockProcess::start(&exe, placement.as_ref().map(|p| p.mock.as_str()))?;
+    let client_cpus = placement.as_ref().map(|p| p.clients.as_str());
     let providers = if args.provider.is_empty() { Provider::ALL.to_vec() } else { args.provider.clone() };
     let clients =
         if args.client.is_empty() { vec![ClientKind::Raw, ClientKind::Dive] } else { args.client.clone() };
@@ -170,7 +193,8 @@ pub fn run(args: &RunArgs) -> Result<Vec<Sample>, BenchError> {
                     order.reverse();
                 }
                 for client in order {
-                    let report = run_client(&exe, &mock, client, provider, mode, turns, warmup)?;
+                    let load = Load { turns, warmup, cpus: client_cpus };
+                    let report = run_client(&exe, &mock, client, provider, mode, load)?;
                     eprintln!(
                         "bench-clients: {} / {} / {} rep {}: {:.1} µs CPU a turn, {} allocations a turn",
                         provider.label(),
@@ -185,7 +209,7 @@ pub fn run(args: &RunArgs) -> Result<Vec<Sample>, BenchError> {
             }
         }
     }
-    Ok(samples)
+    Ok((samples, placement))
 }
 
 /// The four modes at concurrency `concurrency`.

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::client::{ClientKind, Provider};
+use crate::cpus::Placement;
 use crate::measure::ClientReport;
 use crate::orchestrate::{Mode, Sample, modes};
 
@@ -55,7 +56,7 @@ pub fn medians(samples: &[Sample], provider: Provider, client: ClientKind, mode:
 
 /// The markdown tables of a run: the ratio table and the detail table.
 #[must_use]
-pub fn tables(samples: &[Sample], concurrency: usize) -> String {
+pub fn tables(samples: &[Sample], concurrency: usize, placement: Option<&Placement>) -> String {
     let modes = modes(concurrency);
     let providers: Vec<Provider> =
         Provider::ALL.into_iter().filter(|p| samples.iter().any(|s| s.provider == *p)).collect();
@@ -64,6 +65,12 @@ pub fn tables(samples: &[Sample], concurrency: usize) -> String {
         .filter(|c| samples.iter().any(|s| s.client == *c))
         .collect();
     let mut out = String::new();
+    let _ = match placement {
+        Some(p) => {
+            writeln!(out, "The mock ran on CPU {}, every client process on CPU {}.\n", p.mock, p.clients)
+        }
+        None => writeln!(out, "The mock and the clients ran wherever the system put them (--no-pin).\n"),
+    };
     let _ = writeln!(
         out,
         "CPU per turn (user + sys of the client process), median of the repetitions, as a ratio to raw:\n"
