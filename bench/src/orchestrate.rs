@@ -40,6 +40,8 @@ pub struct Sample {
     pub client: ClientKind,
     /// The mode.
     pub mode: Mode,
+    /// The repetition (0-based): the runs of one repetition ran one after the other.
+    pub rep: usize,
     /// What the client process measured.
     pub report: ClientReport,
 }
@@ -204,7 +206,7 @@ pub fn run(args: &RunArgs) -> Result<(Vec<Sample>, Option<Placement>), BenchErro
                         report.cpu_per_turn(),
                         report.allocs_per_turn().round()
                     );
-                    samples.push(Sample { provider, client, mode, report });
+                    samples.push(Sample { provider, client, mode, rep, report });
                 }
             }
         }

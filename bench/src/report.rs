@@ -54,6 +54,26 @@ pub fn medians(samples: &[Sample], provider: Provider, client: ClientKind, mode:
     }
 }
 
+/// The CPU ratios of `client` to the raw client, one a repetition: each divides two runs made
+/// one after the other, so a machine that drifts faster or slower between repetitions moves
+/// both sides of a ratio alike. Sorted.
+#[must_use]
+pub fn paired_ratios(samples: &[Sample], provider: Provider, client: ClientKind, mode: Mode) -> Vec<f64> {
+    let of = |kind: ClientKind, rep: usize| {
+        samples
+            .iter()
+            .find(|s| s.provider == provider && s.client == kind && s.mode == mode && s.rep == rep)
+            .map(|s| s.report.cpu_per_turn())
+    };
+    let mut ratios: Vec<f64> = samples
+        .iter()
+        .filter(|s| s.provider == provider && s.client == client && s.mode == mode)
+        .filter_map(|s| Some(of(client, s.rep)? / of(ClientKind::Raw, s.rep).filter(|raw| *raw > 0.0)?))
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios
+}
+
 /// The markdown tables of a run: the ratio table and the detail table.
 #[must_use]
 pub fn tables(samples: &[Sample], concurrency: usize, placement: Option<&Placement>) -> String {
@@ -73,7 +93,9 @@ pub fn tables(samples: &[Sample], concurrency: usize, placement: Option<&Placeme
     };
     let _ = writeln!(
         out,
-        "CPU per turn (user + sys of the client process), median of the repetitions, as a ratio to raw:\n"
+        "CPU per turn (user + sys of the client process) as a ratio to raw: the median of the \
+         repetitions' ratios (each of two runs made one after the other), the median CPU a turn, \
+         and the lowest and highest ratio:\n"
     );
     let _ = write!(out, "| Client |");
     for mode in modes {
@@ -85,10 +107,14 @@ pub fn tables(samples: &[Sample], concurrency: usize, placement: Option<&Placeme
             let _ = write!(out, "| {}, {} |", client.label(), provider.label());
             for mode in modes {
                 let m = medians(samples, provider, client, mode);
-                let raw = medians(samples, provider, ClientKind::Raw, mode);
-                let ratio =
-                    if raw.cpu_us > 0.0 { format!("{:.2}×", m.cpu_us / raw.cpu_us) } else { "–".into() };
-                let _ = write!(out, " {ratio} ({:.0} µs) |", m.cpu_us);
+                let ratios = paired_ratios(samples, provider, client, mode);
+                let cell = match (ratios.first(), ratios.last()) {
+                    (Some(low), Some(high)) if client != ClientKind::Raw => {
+                        format!("{:.2}× ({:.0} µs; {low:.2}–{high:.2})", median(ratios.clone()), m.cpu_us)
+                    }
+                    _ => format!("1.00× ({:.0} µs)", m.cpu_us),
+                };
+                let _ = write!(out, " {cell} |");
             }
             let plain = medians(samples, provider, client, modes[2]).rss_mib;
             let stream = medians(samples, provider, client, modes[3]).rss_mib;
@@ -126,4 +152,42 @@ pub fn tables(samples: &[Sample], concurrency: usize, placement: Option<&Placeme
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(client: ClientKind, rep: usize, cpu_us: f64) -> Sample {
+        let report = ClientReport {
+            warmup: 0,
+            turns: 10,
+            concurrency: 1,
+            cpu_us: cpu_us * 10.0,
+            wall_us: 1.0,
+            latency_us: 1.0,
+            allocs: 0,
+            alloc_bytes: 0,
+            peak_rss_kib: 0,
+        };
+        Sample { provider: Provider::Chat, client, mode: Mode { concurrency: 1, stream: false }, rep, report }
+    }
+
+    #[test]
+    fn ratios_pair_the_runs_of_one_repetition() {
+        // The machine is twice as fast in the second repetition: each pair still reads 1.5×.
+        let samples = [
+            sample(ClientKind::Raw, 0, 100.0),
+            sample(ClientKind::Dive, 0, 150.0),
+            sample(ClientKind::Dive, 1, 75.0),
+            sample(ClientKind::Raw, 1, 50.0),
+            sample(ClientKind::Raw, 2, 100.0),
+            sample(ClientKind::Dive, 2, 120.0),
+        ];
+        let mode = Mode { concurrency: 1, stream: false };
+        let ratios = paired_ratios(&samples, Provider::Chat, ClientKind::Dive, mode);
+        assert_eq!(ratios, [1.2, 1.5, 1.5]);
+        let table = tables(&samples, 100, None);
+        assert!(table.contains("| dive, Chat Completions | 1.50× (120 µs; 1.20–1.50) |"), "{table}");
+    }
 }

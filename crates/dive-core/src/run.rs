@@ -71,7 +71,23 @@ impl RunInfo {
     /// Run info for an agent.
     #[must_use]
     pub fn new(agent_name: impl Into<Arc<str>>) -> Self {
-        Self { agent_name: agent_name.into(), ..Self::default() }
+        Self::sharing(agent_name, Values::new())
+    }
+
+    /// Run info for an agent whose values are `values`, shared with whoever passed them (a
+    /// run shares the values its caller passed this way, without making a map of
+    /// its own first).
+    ///
+    /// ```
+    /// use dive_core::{RunInfo, Values};
+    /// let values = Values::new();
+    /// let run = RunInfo::sharing("agent", values.clone());
+    /// values.insert(7_u32);
+    /// assert_eq!(run.values.get::<u32>(), Some(7));
+    /// ```
+    #[must_use]
+    pub fn sharing(agent_name: impl Into<Arc<str>>, values: Values) -> Self {
+        Self { agent_name: agent_name.into(), agent_id: None, session_id: None, turn_id: None, values }
     }
 
     /// Run info outside any agent (tests, scripts).

@@ -48,9 +48,8 @@ impl Run {
         };
         let model = agent.model();
         let system_prompt = agent.effective_system_prompt();
-        let mut info = RunInfo::new(Arc::clone(&inner.name))
-            .with_agent_id(Arc::clone(&inner.id))
-            .with_values(options.values.clone());
+        let mut info = RunInfo::sharing(Arc::clone(&inner.name), options.values.clone())
+            .with_agent_id(Arc::clone(&inner.id));
         let snapshot = match &session {
             Some(s) => {
                 info = info.with_session(s.id());
