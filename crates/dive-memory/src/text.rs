@@ -39,7 +39,7 @@ pub(crate) fn render(message: &Message) -> String {
             },
             Content::ToolUse(u) => out.push(format!("[called {} with {}]", u.name, u.input)),
             Content::ToolResult(r) => {
-                let inner = Message::new(message.role.clone(), r.content.clone());
+                let inner = Message::new(message.role.clone(), r.content.to_vec());
                 out.push(format!("[tool result: {}]", render(&inner)));
             }
             _ => {}

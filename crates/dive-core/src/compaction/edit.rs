@@ -87,7 +87,7 @@ impl ClearToolResults {
                     && old_calls.contains(r.tool_use_id.as_str())
                     && r.text_content() != self.placeholder
                 {
-                    r.content = vec![Content::text(self.placeholder.clone())];
+                    r.content = vec![Content::text(self.placeholder.clone())].into();
                     changed = true;
                 }
             }

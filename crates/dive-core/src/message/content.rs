@@ -179,7 +179,7 @@ pub struct ToolResultContent {
     /// The id of the call this answers.
     pub tool_use_id: String,
     /// The result blocks (text, images, documents).
-    pub content: Vec<Content>,
+    pub content: crate::Blocks,
     /// True when the call failed; the model sees the content as an error.
     #[serde(default, skip_serializing_if = "is_false")]
     pub is_error: bool,
@@ -192,10 +192,11 @@ pub struct ToolResultContent {
 }
 
 impl ToolResultContent {
-    /// A successful result.
+    /// A successful result of `content`: a `Vec<Content>`, or the [`Blocks`](crate::Blocks)
+    /// of a tool's output, shared rather than copied.
     #[must_use]
-    pub fn new(tool_use_id: impl Into<String>, content: Vec<Content>) -> Self {
-        Self { tool_use_id: tool_use_id.into(), content, ..Self::default() }
+    pub fn new(tool_use_id: impl Into<String>, content: impl Into<crate::Blocks>) -> Self {
+        Self { tool_use_id: tool_use_id.into(), content: content.into(), ..Self::default() }
     }
 
     /// A result holding one text block.
@@ -246,7 +247,7 @@ impl<'de> Deserialize<'de> for ToolResultContent {
         };
         Ok(Self {
             tool_use_id: raw.tool_use_id,
-            content,
+            content: content.into(),
             is_error: raw.is_error,
             toolset_name: raw.toolset_name,
             cache_control: raw.cache_control,

@@ -21,7 +21,7 @@ use crate::message::content::join_text;
 #[non_exhaustive]
 pub struct ToolOutput {
     /// Blocks for the model (text, images, documents).
-    pub content: Vec<Content>,
+    pub content: crate::Blocks,
     /// The call failed; the model sees the content as an error.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
@@ -45,7 +45,13 @@ impl ToolOutput {
     /// Output with these blocks.
     #[must_use]
     pub fn new(content: Vec<Content>) -> Self {
-        Self { content, is_error: false, display: None, usage: None, span_attributes: Vec::new() }
+        Self {
+            content: content.into(),
+            is_error: false,
+            display: None,
+            usage: None,
+            span_attributes: Vec::new(),
+        }
     }
 
     /// Text output.
