@@ -64,7 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let mut results = Vec::new();
             for call in calls {
                 let tool = tools.iter().find(|t| t.name() == call.name).ok_or("unknown tool")?;
-                let result = tool.call(call.input.clone(), ToolContext::detached(&call.name)).await?;
+                let result = tool.call(call.input.clone().into(), ToolContext::detached(&call.name)).await?;
                 let ToolResult::Output(output) = result else { return Err("unexpected result kind".into()) };
                 let mut block = ToolResultContent::new(call.id.clone(), output.content);
                 block.is_error = output.is_error;

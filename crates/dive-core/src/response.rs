@@ -62,8 +62,8 @@ pub struct ToolCallResult {
     pub id: String,
     /// Tool name.
     pub name: String,
-    /// Input as sent (after hook rewrites).
-    pub input: Value,
+    /// Input as sent (after hook rewrites), shared with the call.
+    pub input: crate::Input,
     /// The provider-defined toolset the call belonged to (the call's `toolset_name`), echoed
     /// on the `tool_result` sent back.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -358,7 +358,7 @@ fn encode_part<'b>(block: &'b Content, model: bool, ctx: &Ctx<'b>) -> Option<Wir
 
 fn encode_call(t: &ToolUse, model: bool) -> WirePart<'_> {
     let args =
-        if t.input.is_object() { Cow::Borrowed(&t.input) } else { Cow::Owned(Value::Object(Map::new())) };
+        if t.input.is_object() { Cow::Borrowed(&*t.input) } else { Cow::Owned(Value::Object(Map::new())) };
     let id = call_id_from_api(t).then_some(t.id.as_str());
     WirePart::Typed(PartOut {
         function_call: Some(CallOut { name: &t.name, args, id }),

@@ -29,7 +29,7 @@ fn streamed_arguments_become_one_call_each() {
     let (_, acc, error) = decode_chunk_lines(name);
     assert!(error.is_none(), "{error:?}");
     let r = acc.into_response();
-    let calls: Vec<(&str, &Value)> = r.tool_uses().map(|t| (t.name.as_str(), &t.input)).collect();
+    let calls: Vec<(&str, &Value)> = r.tool_uses().map(|t| (t.name.as_str(), &*t.input)).collect();
     // The recording streams `$.location` = "Boston" + "" and then "San Francisco" + "".
     assert_eq!(
         calls,

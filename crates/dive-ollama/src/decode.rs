@@ -99,7 +99,7 @@ mod tests {
         assert_eq!(r.text_content(), "Calling.");
         let calls: Vec<&ToolUse> = r.tool_uses().collect();
         assert!(calls[0].id.starts_with("call_"));
-        assert_eq!((calls[1].id.as_str(), &calls[1].input), ("call_9", &json!({"x": 2})));
+        assert_eq!((calls[1].id.as_str(), &*calls[1].input), ("call_9", &json!({"x": 2})));
         assert_eq!(r.stop_reason, "tool_calls");
         assert_eq!((r.usage.input_tokens, r.usage.output_tokens), (12, 7));
         assert_eq!(r.metadata["done_reason"], "stop");

@@ -259,8 +259,8 @@ impl<'b> Parts<'b> {
             }
             Content::Thinking(t) if !t.thinking.is_empty() => self.thinking.push(Cow::Borrowed(&t.thinking)),
             Content::ToolUse(call) => {
-                let arguments = match &call.input {
-                    Value::Object(_) => Cow::Borrowed(&call.input),
+                let arguments = match &*call.input {
+                    Value::Object(_) => Cow::Borrowed(&*call.input),
                     Value::String(raw) => match serde_json::from_str::<Value>(raw) {
                         Ok(v @ Value::Object(_)) => Cow::Owned(v),
                         _ => no_arguments(),

@@ -137,7 +137,7 @@ impl StreamMapper for ChatMapper {
                 let call = decode_tool_call(call);
                 let partial_json = call.input.to_string();
                 let mut start = call;
-                start.input = Value::Object(serde_json::Map::new());
+                start.input = Value::Object(serde_json::Map::new()).into();
                 let index = self.next_index;
                 self.next_index += 1;
                 out.push_back(StreamEvent::block_start(index, Content::ToolUse(start)));

@@ -32,7 +32,7 @@ async fn a_recorded_thinking_tool_call_answer_decodes_whole() {
     assert_eq!(t.thinking, recorded["message"]["thinking"].as_str().unwrap());
     let call = r.tool_uses().next().unwrap();
     let wire = &recorded["message"]["tool_calls"][0]["function"];
-    assert_eq!((call.name.as_str(), &call.input), (wire["name"].as_str().unwrap(), &wire["arguments"]));
+    assert_eq!((call.name.as_str(), &*call.input), (wire["name"].as_str().unwrap(), &wire["arguments"]));
     assert!(!call.id.is_empty(), "Ollama gives no call id: one is made up so the result can find its call");
     assert_eq!(r.usage.input_tokens, recorded["prompt_eval_count"].as_u64().unwrap());
     assert_eq!(r.usage.output_tokens, recorded["eval_count"].as_u64().unwrap());

@@ -26,7 +26,7 @@ pub(crate) fn media_url(source: &MediaSource) -> Option<Cow<'_, str>> {
 /// The `arguments` string of a tool call: the input as JSON, or the raw text when the model's
 /// arguments never parsed (kept as a string so they are replayed exactly).
 pub(crate) fn arguments(call: &ToolUse) -> Cow<'_, str> {
-    match &call.input {
+    match &*call.input {
         Value::String(raw) => Cow::Borrowed(raw),
         // Written by the JSON writer into one buffer (a `Value` cannot fail to serialize).
         other => Cow::Owned(serde_json::to_string(other).unwrap_or_default()),

@@ -32,7 +32,7 @@ async fn text_and_parallel_tool_calls() {
     let r = run(include_str!("fixtures/chat_text_parallel_tools.sse")).await.unwrap();
     assert_eq!(r.id, "chatcmpl-7");
     assert_eq!(r.text_content(), "Let me check the weather — in both cities.");
-    let calls: Vec<_> = r.tool_uses().map(|c| (c.id.as_str(), c.input.clone())).collect();
+    let calls: Vec<_> = r.tool_uses().map(|c| (c.id.as_str(), c.input.clone().into_value())).collect();
     assert_eq!(
         calls,
         vec![("call_Paris01", json!({"city": "Paris"})), ("call_Oslo02", json!({"city": "Oslo"}))]

@@ -127,7 +127,7 @@ async fn streamed_reasoning_details_keep_their_signature_and_go_back_whole() {
     assert_eq!((t.thinking.as_str(), t.signature.as_deref()), (text, Some(signature)));
     assert_eq!(r.content.iter().filter(|c| c.kind() == "thinking").count(), 1);
     let call = r.tool_uses().next().unwrap().clone();
-    assert_eq!((call.name.as_str(), &call.input), ("weather", &json!({"location": "Florence, Italy"})));
+    assert_eq!((call.name.as_str(), &*call.input), ("weather", &json!({"location": "Florence, Italy"})));
     assert_eq!(r.stop_reason, "tool_calls");
     let ours = next_assistant_message(&llm, r.into_message(), &call.id);
     assert_eq!(

@@ -122,7 +122,7 @@ impl PreToolUseHook for AuditHook {
         self.sink.record(AuditEntry::new(
             ctx.call.name.clone(),
             ctx.call.id.clone(),
-            ctx.call.input.clone(),
+            (*ctx.call.input).clone(),
             AuditOutcome::Observed,
             "audit hook",
         ));

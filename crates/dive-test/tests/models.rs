@@ -33,7 +33,7 @@ fn test_model_calls_each_tool_once_then_summarises() {
             break;
         }
         for u in &uses {
-            calls.push((u.name.clone(), u.input.clone()));
+            calls.push((u.name.clone(), u.input.clone().into_value()));
             history.push(Message::tool_results(vec![ToolResultContent::text(
                 u.id.clone(),
                 format!("{} done", u.name),

@@ -74,7 +74,7 @@ async fn a_response_decodes_to_text_calls_stop_and_usage() {
     assert_eq!(response.stop_kind(), StopKind::ToolUse);
     let call = response.tool_uses().next().unwrap();
     assert_eq!(
-        (call.id.as_str(), call.name.as_str(), &call.input),
+        (call.id.as_str(), call.name.as_str(), &*call.input),
         ("c1", "word_count", &json!({"text": "a b"}))
     );
     assert_eq!((response.usage.input_tokens, response.usage.output_tokens), (12, 5));

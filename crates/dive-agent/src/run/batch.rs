@@ -397,7 +397,7 @@ impl Run {
                     CompletedToolCall::new(
                         r.id.clone(),
                         r.name.clone(),
-                        r.input.clone(),
+                        serde_json::Value::clone(&r.input),
                         r.output.clone().unwrap_or_default(),
                     )
                 })
@@ -418,8 +418,12 @@ impl Run {
 }
 
 fn pending_call(call: &ToolUse, request: &SuspendRequest, halts_batch: bool) -> PendingToolCall {
-    let mut pending =
-        PendingToolCall::new(call.id.clone(), call.name.clone(), call.input.clone(), request.prompt.clone());
+    let mut pending = PendingToolCall::new(
+        call.id.clone(),
+        call.name.clone(),
+        serde_json::Value::clone(&call.input),
+        request.prompt.clone(),
+    );
     pending.reason = request.reason;
     pending.metadata.clone_from(&request.metadata);
     pending.halts_batch = halts_batch;

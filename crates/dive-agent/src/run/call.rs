@@ -184,7 +184,7 @@ impl Run {
                         denial = Some(reason.clone());
                     }
                     if let Some(updated) = decision.updated_input {
-                        call.input = updated;
+                        call.input = updated.into();
                     }
                     context.extend(decision.additional_context);
                     reminders.add(decision.reminders);
@@ -225,7 +225,8 @@ impl Run {
         )
         .with_sink(self.tool_sink());
         Ok(Prepared::Ready(Ready {
-            execution: Execution { tool, input: call.input.clone(), ctx },
+            // The tool takes its input by value: its own copy.
+            execution: Execution { tool, input: serde_json::Value::clone(&call.input), ctx },
             meta: CallMeta { call, preview, context, span },
         }))
     }

@@ -130,7 +130,7 @@ impl Run {
             state.completed.push(dive_core::CompletedToolCall::new(
                 r.id.clone(),
                 r.name.clone(),
-                r.input.clone(),
+                serde_json::Value::clone(&r.input),
                 r.output.clone().unwrap_or_default(),
             ));
         }

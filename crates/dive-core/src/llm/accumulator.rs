@@ -305,7 +305,7 @@ impl Slot {
     fn current(&self) -> Content {
         let mut block = self.block.clone();
         if let (Some(Ok(value)), Content::ToolUse(t)) = (self.parsed_input(), &mut block) {
-            t.input = value;
+            t.input = value.into();
         }
         block
     }

@@ -183,7 +183,7 @@ impl StreamEvent {
                 }
                 Content::ToolUse(call) => {
                     let mut empty = call.clone();
-                    empty.input = Value::Object(serde_json::Map::new());
+                    empty.input = Value::Object(serde_json::Map::new()).into();
                     events.push(StreamEvent::block_start(index, Content::ToolUse(empty)));
                     events.push(StreamEvent::ContentBlockDelta {
                         index,

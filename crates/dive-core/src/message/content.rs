@@ -145,8 +145,9 @@ pub struct ToolUse {
     pub id: String,
     /// Tool name.
     pub name: String,
-    /// Arguments, as the JSON value the model produced.
-    pub input: Value,
+    /// Arguments, as the JSON value the model produced (shared by the call's copies; see
+    /// [`Input`](crate::Input)).
+    pub input: crate::Input,
     /// The provider-declared toolset this call belongs to, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub toolset_name: Option<String>,
@@ -160,11 +161,11 @@ pub struct ToolUse {
 
 impl ToolUse {
     /// A call with the given id, tool name and input.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
+    pub fn new(id: impl Into<String>, name: impl Into<String>, input: impl Into<crate::Input>) -> Self {
         Self {
             id: id.into(),
             name: name.into(),
-            input,
+            input: input.into(),
             toolset_name: None,
             cache_control: None,
             metadata: Map::new(),

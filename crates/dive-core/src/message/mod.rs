@@ -6,12 +6,14 @@
 
 mod blocks;
 pub mod content;
+mod input;
 mod media;
 mod unsupported;
 
 use serde::{Deserialize, Serialize};
 
 pub use blocks::Blocks;
+pub use input::Input;
 
 pub use content::{
     CitationsConfig, Content, DocumentContent, FileContent, ImageContent, ProviderContent,

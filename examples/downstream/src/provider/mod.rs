@@ -252,7 +252,7 @@ impl Mapper {
                 let call = ToolUse::from(call);
                 let partial_json = call.input.to_string();
                 let mut empty = call;
-                empty.input = serde_json::json!({});
+                empty.input = serde_json::json!({}).into();
                 events.push(StreamEvent::block_start(index, Content::ToolUse(empty)));
                 events.push(StreamEvent::ContentBlockDelta {
                     index,

@@ -102,7 +102,7 @@ fn encode_message(message: &Message, out: &mut Vec<WireMessage>) -> Result<(), L
             Content::ToolUse(call) => calls.push(WireCall {
                 id: call.id.clone(),
                 name: call.name.clone(),
-                arguments: call.input.clone(),
+                arguments: serde_json::Value::clone(&call.input),
             }),
             Content::ToolResult(result) => {
                 let mut output = String::new();
