@@ -52,6 +52,10 @@ pub struct RunArgs {
     /// CPU of its own and the clients on the others.
     #[arg(long)]
     pub no_pin: bool,
+    /// Let the pinned mock sleep when it has nothing to do, instead of polling on its CPU
+    /// (see `mock --spin`).
+    #[arg(long)]
+    pub idle_mock: bool,
 }
 
 /// Options of `mock`.
@@ -60,6 +64,10 @@ pub struct MockArgs {
     /// The CPUs to run on (`0`, `0,2-3`); anywhere when absent.
     #[arg(long)]
     pub cpus: Option<String>,
+    /// Poll for work without ever sleeping (for a mock on a CPU of its own): a client's
+    /// request then never has to wake the mock, a cost the kernel charges to the client.
+    #[arg(long)]
+    pub spin: bool,
 }
 
 /// Options of `client`.

@@ -14,6 +14,8 @@ pub struct Placement {
     pub mock: String,
     /// The client processes' CPUs.
     pub clients: String,
+    /// Whether the mock polls on its CPU rather than sleeping when idle.
+    pub mock_spins: bool,
 }
 
 /// The CPUs this process may run on.
@@ -25,14 +27,15 @@ pub fn allowed() -> Result<Vec<usize>, BenchError> {
     Ok((0..CpuSet::count()).filter(|&cpu| set.is_set(cpu).unwrap_or(false)).collect())
 }
 
-/// The mock on the last allowed CPU and the clients on the rest; `None` with fewer than two.
+/// The mock on the last allowed CPU, polling, and the clients on the rest; `None` with fewer
+/// than two.
 #[must_use]
 pub fn split(allowed: &[usize]) -> Option<Placement> {
     let (&mock, clients) = allowed.split_last()?;
     if clients.is_empty() {
         return None;
     }
-    Some(Placement { mock: mock.to_string(), clients: list(clients) })
+    Some(Placement { mock: mock.to_string(), clients: list(clients), mock_spins: true })
 }
 
 fn list(cpus: &[usize]) -> String {
@@ -64,8 +67,14 @@ mod tests {
 
     #[test]
     fn the_mock_takes_the_last_cpu_and_the_clients_the_rest() {
-        assert_eq!(split(&[0, 1]), Some(Placement { mock: "1".into(), clients: "0".into() }));
-        assert_eq!(split(&[0, 2, 5]), Some(Placement { mock: "5".into(), clients: "0,2".into() }));
+        assert_eq!(
+            split(&[0, 1]),
+            Some(Placement { mock: "1".into(), clients: "0".into(), mock_spins: true })
+        );
+        assert_eq!(
+            split(&[0, 2, 5]),
+            Some(Placement { mock: "5".into(), clients: "0,2".into(), mock_spins: true })
+        );
         assert_eq!(split(&[3]), None);
         assert_eq!(split(&[]), None);
     }

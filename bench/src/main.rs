@@ -46,6 +46,9 @@ fn serve_mock(args: &MockArgs) -> Result<(), BenchError> {
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         println!("http://{}", listener.local_addr()?);
+        if args.spin {
+            tokio::spawn(mock::spin());
+        }
         // The mock lives as long as its parent holds its stdin open.
         std::thread::spawn(|| {
             let _ = std::io::stdin().read_to_end(&mut Vec::new());

@@ -32,6 +32,17 @@ pub async fn serve(listener: TcpListener, requests: Arc<AtomicU64>) -> std::io::
     }
 }
 
+/// Keeps the mock's thread polling: yields forever, so the runtime checks for I/O without
+/// blocking and never parks. A parked mock must be woken by the kernel on every request that
+/// reaches it, and on loopback that wake-up (a cross-CPU interrupt, expensive in a VM) runs in
+/// the sending client's system call and counts as the client's CPU time; how often it happens
+/// depends on how idle the mock is, so a slower client pays it more often.
+pub async fn spin() {
+    loop {
+        tokio::task::yield_now().await;
+    }
+}
+
 /// What the mock sends back.
 enum Reply {
     /// A JSON body with a content length.

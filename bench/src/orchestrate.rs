@@ -55,15 +55,18 @@ pub struct MockProcess {
 }
 
 impl MockProcess {
-    /// Starts `exe mock` and reads its base URL.
+    /// Starts `exe mock` (on the placement's CPU, polling if it says so) and reads its base URL.
     ///
     /// # Errors
     /// When the child cannot start or prints no URL.
-    pub fn start(exe: &Path, cpus: Option<&str>) -> Result<Self, BenchError> {
+    pub fn start(exe: &Path, placement: Option<&Placement>) -> Result<Self, BenchError> {
         let mut command = Command::new(exe);
         command.arg("mock");
-        if let Some(list) = cpus {
-            command.args(["--cpus", list]);
+        if let Some(placement) = placement {
+            command.args(["--cpus", &placement.mock]);
+            if placement.mock_spins {
+                command.arg("--spin");
+            }
         }
         let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn()?;
         let stdout = child.stdout.take().ok_or_else(|| BenchError::Child("mock has no stdout".into()))?;
@@ -179,7 +182,8 @@ fn value(v: impl clap::ValueEnum) -> String {
 pub fn run(args: &RunArgs) -> Result<(Vec<Sample>, Option<Placement>), BenchError> {
     let exe = current_exe()?;
     let placement = if args.no_pin { None } else { cpus::split(&cpus::allowed()?) };
-    let mock = MockProcess::start(&exe, placement.as_ref().map(|p| p.mock.as_str()))?;
+    let placement = placement.map(|p| Placement { mock_spins: !args.idle_mock, ..p });
+    let mock = MockProcess::start(&exe, placement.as_ref())?;
     let client_cpus = placement.as_ref().map(|p| p.clients.as_str());
     let providers = if args.provider.is_empty() { Provider::ALL.to_vec() } else { args.provider.clone() };
     let clients =

@@ -87,7 +87,12 @@ pub fn tables(samples: &[Sample], concurrency: usize, placement: Option<&Placeme
     let mut out = String::new();
     let _ = match placement {
         Some(p) => {
-            writeln!(out, "The mock ran on CPU {}, every client process on CPU {}.\n", p.mock, p.clients)
+            let mock = if p.mock_spins { "polling" } else { "sleeping when idle" };
+            writeln!(
+                out,
+                "The mock ran on CPU {} ({mock}), every client process on CPU {}.\n",
+                p.mock, p.clients
+            )
         }
         None => writeln!(out, "The mock and the clients ran wherever the system put them (--no-pin).\n"),
     };

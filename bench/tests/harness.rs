@@ -23,12 +23,27 @@ fn every_mode_of_every_client_and_provider_answers_right() {
     ] {
         assert!(table.contains(row), "no row {row:?} in\n{table}");
     }
-    // With two CPUs or more, the mock runs on one of its own.
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let placed = if cpus >= 2 { "The mock ran on CPU" } else { "wherever the system put them" };
+    // With two CPUs or more, the mock runs on one of its own, polling.
+    let placed =
+        if cpus >= 2 { "(polling), every client process on CPU" } else { "wherever the system put them" };
     assert!(table.contains(placed), "{table}");
     // 2 providers × 4 modes × 2 clients, one repetition each.
     assert_eq!(stderr.matches(" rep 1: ").count(), 16, "{stderr}");
+}
+
+#[test]
+fn an_idle_mock_sleeps_and_still_answers() {
+    let output = Command::new(env!("CARGO_BIN_EXE_bench-clients"))
+        .args(["run", "--reps", "1", "--seq-turns", "2", "--concurrent-turns", "4", "--concurrency", "2"])
+        .args(["--warmup", "2", "--provider", "chat", "--client", "raw", "--idle-mock"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "the run failed: {}", String::from_utf8_lossy(&output.stderr));
+    let table = String::from_utf8_lossy(&output.stdout);
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let placed = if cpus >= 2 { "(sleeping when idle)" } else { "wherever the system put them" };
+    assert!(table.contains(placed), "{table}");
 }
 
 #[test]
