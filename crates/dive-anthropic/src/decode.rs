@@ -183,13 +183,13 @@ pub(crate) fn billed(top: &Usage) -> Usage {
 /// A whole `message` object, typed; its content blocks are [`ResponseBlock`]s.
 #[derive(Debug, Default, Deserialize)]
 struct MessageObject<'a> {
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "dive_provider::borrowed::optional_str")]
     id: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "dive_provider::borrowed::optional_str")]
     model: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "dive_provider::borrowed::optional_str")]
     stop_reason: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "dive_provider::borrowed::optional_str")]
     stop_sequence: Option<Cow<'a, str>>,
     #[serde(default)]
     stop_details: Option<Value>,

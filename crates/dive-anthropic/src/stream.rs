@@ -65,13 +65,13 @@ struct FastDelta<'a> {
 struct FastDeltaBody<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "dive_provider::borrowed::optional_str")]
     text: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "dive_provider::borrowed::optional_str")]
     partial_json: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "dive_provider::borrowed::optional_str")]
     thinking: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "dive_provider::borrowed::optional_str")]
     signature: Option<Cow<'a, str>>,
 }
 
@@ -108,7 +108,7 @@ enum Mapped {
 /// The event's `type` alone (the rest of the object is skipped, not built).
 #[derive(Deserialize)]
 struct Envelope<'a> {
-    #[serde(rename = "type", default, borrow)]
+    #[serde(rename = "type", default, borrow, deserialize_with = "dive_provider::borrowed::optional_str")]
     kind: Option<Cow<'a, str>>,
 }
 
@@ -130,9 +130,9 @@ struct WireMessageDelta<'a> {
 
 #[derive(Deserialize, Default)]
 struct WireStop<'a> {
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "dive_provider::borrowed::optional_str")]
     stop_reason: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "dive_provider::borrowed::optional_str")]
     stop_sequence: Option<Cow<'a, str>>,
     #[serde(default)]
     stop_details: Option<Value>,

@@ -17,9 +17,9 @@ use serde_json::value::RawValue;
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Response<'a> {
-    #[serde(borrow, default, deserialize_with = "str_in")]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub response_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "str_in")]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub model_version: Option<Cow<'a, str>>,
     #[serde(default)]
     pub usage_metadata: Option<UsageMetadata>,
@@ -58,7 +58,7 @@ pub(crate) struct UsageMetadata {
 pub(crate) struct Candidate<'a> {
     #[serde(borrow, default)]
     pub content: Option<CandidateContent<'a>>,
-    #[serde(borrow, default, deserialize_with = "str_in")]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub finish_reason: Option<Cow<'a, str>>,
     #[serde(default)]
     pub finish_message: Option<Value>,
@@ -99,11 +99,11 @@ pub(crate) struct CandidateContent<'a> {
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Part<'a> {
-    #[serde(borrow, default, deserialize_with = "str_in")]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub text: Option<Cow<'a, str>>,
     #[serde(default)]
     pub thought: Option<bool>,
-    #[serde(borrow, default, deserialize_with = "str_in")]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub thought_signature: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub function_call: Option<FunctionCall<'a>>,
@@ -130,9 +130,9 @@ impl<'a> Part<'a> {
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct FunctionCall<'a> {
-    #[serde(borrow, default, deserialize_with = "str_in")]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub name: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "str_in")]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub id: Option<Cow<'a, str>>,
     #[serde(default)]
     pub args: Option<Value>,
@@ -165,7 +165,7 @@ impl FunctionCall<'_> {
 pub(crate) struct PartialArg<'a> {
     #[serde(borrow, default)]
     pub json_path: Cow<'a, str>,
-    #[serde(borrow, default, deserialize_with = "str_in")]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub string_value: Option<Cow<'a, str>>,
     /// A number (anything else is ignored, as an absent value).
     #[serde(default)]
@@ -179,14 +179,6 @@ pub(crate) struct PartialArg<'a> {
     pub will_continue: Option<bool>,
 }
 
-/// An optional string borrowed from the input when it holds no escape (serde borrows a
-/// `Cow<str>` only when it is the field's whole type, never inside an `Option`).
-fn str_in<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Cow<'a, str>>, D::Error> {
-    #[derive(Deserialize)]
-    struct Borrowed<'a>(#[serde(borrow)] Cow<'a, str>);
-    Ok(Option::<Borrowed<'a>>::deserialize(d)?.map(|b| b.0))
-}
-
 /// `true` for a field that is present, whatever it holds.
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
     IgnoredAny::deserialize(d).map(|_| true)
@@ -196,9 +188,9 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Blob<'a> {
-    #[serde(borrow, default, deserialize_with = "str_in")]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub mime_type: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "str_in")]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub data: Option<Cow<'a, str>>,
 }
 

@@ -14,13 +14,13 @@ use serde_json::Value;
 /// One `/api/chat` line.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct Line<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub model: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub message: Option<ChatMessage<'a>>,
     #[serde(default)]
     pub done: Option<bool>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub done_reason: Option<Cow<'a, str>>,
     #[serde(default)]
     pub prompt_eval_count: Option<u64>,
@@ -69,9 +69,9 @@ impl<'a> Line<'a> {
 /// A line's `message`.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct ChatMessage<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub content: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub thinking: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub tool_calls: Option<Vec<ToolCall<'a>>>,
@@ -80,7 +80,7 @@ pub(crate) struct ChatMessage<'a> {
 /// One `tool_calls` entry.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct ToolCall<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub function: Option<Function<'a>>,
@@ -89,7 +89,7 @@ pub(crate) struct ToolCall<'a> {
 /// A tool call's `function`.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct Function<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub name: Option<Cow<'a, str>>,
     /// An object, or (from some models) a string holding JSON.
     #[serde(default)]

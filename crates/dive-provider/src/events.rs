@@ -7,10 +7,16 @@
 //! accumulate: the caller reads the events through a [`dive_core::EventStream`] (see
 //! [`Events::into_event_stream`]), which assembles the response once, rejects an inconsistent
 //! stream and keeps what a failed stream produced.
+//!
+//! The last event (`MessageStop`) is handed over once the response body has ended too, so the
+//! HTTP connection goes back to the pool for the next request instead of being closed with an
+//! unread body (as the vendors' own SDKs read a stream to its end). A server that keeps the
+//! body open after its last event is given [`END_OF_BODY_GRACE`], then left.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use dive_core::{BoxStream, EventStream, LlmError, LlmErrorKind, Pricing, StreamEvent, Usage};
 use futures_util::{Stream, StreamExt};
@@ -33,6 +39,10 @@ pub fn price(usage: &mut Usage, pricing: Option<&Pricing>) {
     }
 }
 
+/// How long [`Events`] waits, after the last event, for the response body to end (so the
+/// connection can be reused) before it hands the last event over anyway.
+pub const END_OF_BODY_GRACE: Duration = Duration::from_secs(1);
+
 /// A stream of [`StreamEvent`]s decoded from frames by a [`StreamMapper`].
 pub struct Events<M: StreamMapper> {
     inner: BoxStream<Result<M::Frame, ProviderError>>,
@@ -44,8 +54,11 @@ pub struct Events<M: StreamMapper> {
     started: bool,
     /// `message_stop` arrived: the stream is whole.
     complete: bool,
+    /// The frames ran out (the body ended, or was given up after the last event).
     ended: bool,
     finished: bool,
+    /// Started when the body had not ended at the last event: how long it is waited for.
+    grace: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl<M: StreamMapper> std::fmt::Debug for Events<M> {
@@ -76,6 +89,7 @@ impl<M: StreamMapper> Events<M> {
             complete: false,
             ended: false,
             finished: false,
+            grace: None,
         }
     }
 
@@ -83,6 +97,30 @@ impl<M: StreamMapper> Events<M> {
     /// `ProviderError` kept as their source).
     pub fn into_event_stream(self) -> EventStream {
         EventStream::new(self.map(|item| item.map_err(LlmError::from)))
+    }
+
+    /// After the last event: reads what is left of the body (nothing counts after the end)
+    /// until it ends, for at most [`END_OF_BODY_GRACE`].
+    fn read_to_end(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        loop {
+            match self.inner.as_mut().poll_next(cx) {
+                Poll::Ready(Some(Ok(_))) => {}
+                // A read error after the last event costs the connection, not the response.
+                Poll::Ready(None | Some(Err(_))) => break,
+                Poll::Pending => {
+                    let grace =
+                        self.grace.get_or_insert_with(|| Box::pin(tokio::time::sleep(END_OF_BODY_GRACE)));
+                    if grace.as_mut().poll(cx).is_pending() {
+                        return Poll::Pending;
+                    }
+                    tracing::debug!(provider = self.provider, "the body did not end after the last event");
+                    break;
+                }
+            }
+        }
+        self.ended = true;
+        self.grace = None;
+        Poll::Ready(())
     }
 
     fn fail(&mut self, error: ProviderError) -> ProviderError {
@@ -101,6 +139,12 @@ impl<M: StreamMapper> Stream for Events<M> {
         loop {
             if this.finished {
                 return Poll::Ready(None);
+            }
+            if matches!(this.queue.front(), Some(StreamEvent::MessageStop))
+                && !this.ended
+                && this.read_to_end(cx).is_pending()
+            {
+                return Poll::Pending;
             }
             if let Some(mut event) = this.queue.pop_front() {
                 match &mut event {

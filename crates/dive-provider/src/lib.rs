@@ -31,6 +31,7 @@
 #![allow(clippy::result_large_err)]
 
 mod body_sizes;
+pub mod borrowed;
 mod builder;
 mod client;
 mod error;
@@ -49,7 +50,7 @@ mod vendor;
 mod wire;
 
 pub use builder::ProviderBuilder;
-pub use events::{Events, price};
+pub use events::{END_OF_BODY_GRACE, Events, price};
 pub use ndjson::{NdjsonLine, decode_ndjson, decode_ndjson_lines};
 pub use provider::HttpProvider;
 pub use tls::LazyPlatformVerifier;

@@ -228,8 +228,12 @@ impl<W: WireFormat> HttpProvider<W> {
         if response.status().is_success() {
             return Ok(response);
         }
-        check_status_with(provider, response, &self.secrets(), |e, body| self.wire.refine_error(e, body))
-            .await
+        // Boxed: the error path's future is allocated when it runs, so the future of every
+        // call does not carry room for it.
+        Box::pin(check_status_with(provider, response, &self.secrets(), |e, body| {
+            self.wire.refine_error(e, body)
+        }))
+        .await
     }
 
     /// The request ready to send. The typed body ends here, so the request futures that

@@ -211,7 +211,8 @@ impl RetryPolicy {
                 Err(error) => {
                     attempt += 1;
                     match self.next_delay(attempt, &error) {
-                        Some(delay) => tokio::time::sleep(delay).await,
+                        // Boxed: a call that is not retried carries no timer.
+                        Some(delay) => Box::pin(tokio::time::sleep(delay)).await,
                         None => return Err(error),
                     }
                 }

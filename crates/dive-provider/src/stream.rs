@@ -28,7 +28,7 @@ pub async fn open_stream<T, S, F, Fut>(
 ) -> Result<BoxStream<Result<T, ProviderError>>, ProviderError>
 where
     T: Send + 'static,
-    S: Stream<Item = Result<T, ProviderError>> + Send + Unpin + 'static,
+    S: Stream<Item = Result<T, ProviderError>> + Send + 'static,
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<S, ProviderError>>,
 {
@@ -36,13 +36,17 @@ where
     loop {
         let failure = match open().await {
             Err(e) => e,
-            Ok(mut events) => {
+            Ok(events) => {
+                // The open stream (a response body, its parser and its mapper: large) is
+                // moved once, into a box; this future and the stream returned carry a pointer.
+                let mut events = Box::pin(events);
+                // Items before the commit point (pings): none, usually, so nothing allocated.
                 let mut seen = Vec::new();
                 loop {
                     match events.next().await {
                         Some(Ok(item)) if commits(&item) => {
-                            seen.push(Ok(item));
-                            return Ok(Box::pin(stream::iter(seen).chain(events)));
+                            let replay = stream::iter(seen).chain(stream::iter(Some(Ok(item))));
+                            return Ok(Box::pin(replay.chain(events)));
                         }
                         Some(Ok(item)) => seen.push(Ok(item)),
                         Some(Err(e)) => break e,
@@ -60,7 +64,8 @@ where
             failure.kind = LlmErrorKind::Network;
         }
         match policy.next_delay(attempt, &failure) {
-            Some(delay) => tokio::time::sleep(delay).await,
+            // Boxed: a stream that opens at once carries no timer.
+            Some(delay) => Box::pin(tokio::time::sleep(delay)).await,
             None => return Err(failure),
         }
     }

@@ -16,11 +16,11 @@ use crate::dialect::Dialect;
 /// One streamed chunk.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct Chunk<'a> {
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub id: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub model: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub service_tier: Option<Cow<'a, str>>,
     #[serde(default)]
     pub usage: Option<ChatUsage>,
@@ -74,7 +74,7 @@ where
 pub(crate) struct Choice<'a> {
     #[serde(default)]
     pub delta: Option<Delta>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "dive_provider::borrowed::optional_str")]
     pub finish_reason: Option<Cow<'a, str>>,
 }
 
