@@ -150,11 +150,13 @@ impl<W: WireFormat> ProviderBuilder<W> {
         if self.api_key.is_none() && vendor.api_key_required {
             return Err(missing_key(&vendor, self.looked_in.is_some()));
         }
-        let (client, client_defaults) = match self.client {
-            Some(c) => (c, Vec::new()),
+        // A client of one's own keeps its own timeouts; ours applies the read timeout itself.
+        let (client, client_defaults, read_timeout) = match self.client {
+            Some(c) => (c, Vec::new(), None),
             None => {
                 let http = self.http.unwrap_or_default();
-                (http.build_client().map_err(LlmError::from)?, http.default_headers())
+                let client = http.build_provider_client().map_err(LlmError::from)?;
+                (client, http.default_headers(), Some(http.read_timeout))
             }
         };
         let base_url = self.base_url.unwrap_or_else(|| vendor.default_base_url.to_owned());
@@ -174,6 +176,7 @@ impl<W: WireFormat> ProviderBuilder<W> {
             urls: std::sync::Arc::default(),
             body_sizes: std::sync::Arc::default(),
             client,
+            read_timeout,
             vendor,
             wire: self.wire,
         })

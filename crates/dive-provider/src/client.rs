@@ -28,7 +28,9 @@ pub struct HttpOptions {
     /// Time allowed to establish a connection (TCP + TLS). Default 10 s.
     pub connect_timeout: Duration,
     /// Longest silence allowed between two reads of a response body. Default 10 min
-    /// (thinking models can pause between events; Anthropic also sends pings).
+    /// (thinking models can pause between events; Anthropic also sends pings). A provider
+    /// applies it to the wait for the response head, to each read of a whole body and to the
+    /// gap between two events of a stream (noticed within a quarter more).
     pub read_timeout: Duration,
     /// The `User-Agent` header.
     pub user_agent: String,
@@ -96,6 +98,20 @@ impl HttpOptions {
     /// # Errors
     /// A [`ProviderError`] of kind `Other` when TLS cannot be set up.
     pub fn client_builder(&self) -> Result<reqwest::ClientBuilder, ProviderError> {
+        Ok(self.builder_without_read_timeout()?.read_timeout(self.read_timeout))
+    }
+
+    /// The client of an [`HttpProvider`](crate::HttpProvider): these settings but the read
+    /// timeout, which the provider applies itself, once per response head, body read or
+    /// stream event rather than at every read of the body (reqwest reads the clock and resets
+    /// a timer at each).
+    pub(crate) fn build_provider_client(&self) -> Result<reqwest::Client, ProviderError> {
+        self.builder_without_read_timeout()?
+            .build()
+            .map_err(|e| ProviderError::new("http", LlmErrorKind::Other, format!("HTTP client: {e}")))
+    }
+
+    fn builder_without_read_timeout(&self) -> Result<reqwest::ClientBuilder, ProviderError> {
         let setup = |message: String| ProviderError::new("http", LlmErrorKind::Other, message);
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let verifier = Arc::new(LazyPlatformVerifier::new(Arc::clone(&provider)));
@@ -109,7 +125,6 @@ impl HttpOptions {
         Ok(reqwest::Client::builder()
             .tls_backend_preconfigured(tls)
             .connect_timeout(self.connect_timeout)
-            .read_timeout(self.read_timeout)
             .user_agent(self.user_agent.clone()))
     }
 }

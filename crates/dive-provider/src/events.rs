@@ -21,6 +21,7 @@ use std::time::Duration;
 use dive_core::{BoxStream, EventStream, LlmError, LlmErrorKind, Pricing, StreamEvent, Usage};
 use futures_util::{Stream, StreamExt};
 
+use crate::silence::Silence;
 use crate::{ProviderError, StreamMapper};
 
 /// Sets `usage.cost` from catalog prices, unless the provider reported a cost of its own.
@@ -57,8 +58,13 @@ pub struct Events<M: StreamMapper> {
     /// The frames ran out (the body ended, or was given up after the last event).
     ended: bool,
     finished: bool,
-    /// Started when the body had not ended at the last event: how long it is waited for.
+    /// The body had not ended at the last event: the task gave way once, so the HTTP
+    /// connection's task could read the end that usually follows at once.
+    gave_way: bool,
+    /// Started when the body still had not ended after that: how long it is waited for.
     grace: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// The read timeout: how long the stream may go without a frame.
+    silence: Option<Silence>,
 }
 
 impl<M: StreamMapper> std::fmt::Debug for Events<M> {
@@ -89,8 +95,19 @@ impl<M: StreamMapper> Events<M> {
             complete: false,
             ended: false,
             finished: false,
+            gave_way: false,
             grace: None,
+            silence: None,
         }
+    }
+
+    /// Fails the stream with a `Timeout` error (`StreamInterrupted` once output arrived) when
+    /// no frame arrives for `limit` (noticed within a quarter more). An `HttpProvider` built
+    /// from [`HttpOptions`](crate::HttpOptions) sets their `read_timeout`.
+    #[must_use]
+    pub fn with_read_timeout(mut self, limit: Duration) -> Self {
+        self.silence = Some(Silence::new(limit));
+        self
     }
 
     /// The events as the [`EventStream`] a caller reads (errors as [`LlmError`]s, the
@@ -107,6 +124,13 @@ impl<M: StreamMapper> Events<M> {
                 Poll::Ready(Some(Ok(_))) => {}
                 // A read error after the last event costs the connection, not the response.
                 Poll::Ready(None | Some(Err(_))) => break,
+                Poll::Pending if !self.gave_way => {
+                    // No timer yet: the end is usually read by the connection's task as soon
+                    // as it runs, which this task now lets it do.
+                    self.gave_way = true;
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
                 Poll::Pending => {
                     let grace =
                         self.grace.get_or_insert_with(|| Box::pin(tokio::time::sleep(END_OF_BODY_GRACE)));
@@ -180,8 +204,19 @@ impl<M: StreamMapper> Stream for Events<M> {
                 return Poll::Ready(Some(Err(this.fail(e))));
             }
             let item = match this.inner.as_mut().poll_next(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(item) => item,
+                Poll::Ready(item) => {
+                    if let Some(silence) = &mut this.silence {
+                        silence.heard();
+                    }
+                    item
+                }
+                Poll::Pending => match &mut this.silence {
+                    Some(silence) => match silence.poll_expired(cx) {
+                        Poll::Ready(()) => Some(Err(silence.error(this.provider, "stream event"))),
+                        Poll::Pending => return Poll::Pending,
+                    },
+                    None => return Poll::Pending,
+                },
             };
             let result = match item {
                 Some(Ok(frame)) => this.mapper.map(frame, &mut this.queue),

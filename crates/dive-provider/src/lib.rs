@@ -41,6 +41,7 @@ pub mod lenient;
 mod ndjson;
 mod provider;
 mod retry;
+mod silence;
 mod sse;
 mod stream;
 mod tls;

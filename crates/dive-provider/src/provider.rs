@@ -18,8 +18,10 @@ use dive_core::{
     ModelResponse, Pricing, Secret, StreamEvent, redact,
 };
 use futures_util::StreamExt;
+use futures_util::future::Either;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
+use crate::silence::{head_within, read_whole};
 use crate::{
     CallContext, Encoded, Events, Frame, ProviderBuilder, ProviderError, RetryPolicy, StreamMapper, Vendor,
     WireFormat, check_status_with, no_native_compaction, open_stream, price,
@@ -49,6 +51,9 @@ pub struct HttpProvider<W> {
     /// How large the request bodies have been (shared by clones).
     pub(crate) body_sizes: std::sync::Arc<crate::body_sizes::BodySizes>,
     pub(crate) client: reqwest::Client,
+    /// The read timeout this provider applies itself (`None`: a client of the caller's own,
+    /// whose timeouts apply).
+    pub(crate) read_timeout: Option<std::time::Duration>,
 }
 
 /// A request ready to send: its path below the base URL, its serialized body and the call's
@@ -215,25 +220,34 @@ impl<W: WireFormat> HttpProvider<W> {
                 let mut request = reqwest::Request::new(reqwest::Method::POST, url);
                 *request.headers_mut() = headers;
                 *request.body_mut() = Some(body.clone().into());
-                self.client.execute(request).await
+                Either::Left(self.client.execute(request))
             }
             // The HTTP client reports the bad URL as it always does.
-            Err(text) => self.client.post(text).headers(headers).body(body.clone()).send().await,
+            Err(text) => Either::Right(self.client.post(text).headers(headers).body(body.clone()).send()),
         };
-        let response = sent.map_err(|e| {
+        let transport = |e| {
             let mut err = ProviderError::transport(provider, e);
             err.message = redact(&err.message, &self.secrets());
             err
-        })?;
+        };
+        let response =
+            head_within(provider, self.read_timeout, async { sent.await.map_err(transport) }).await?;
         if response.status().is_success() {
             return Ok(response);
         }
         // Boxed: the error path's future is allocated when it runs, so the future of every
         // call does not carry room for it.
-        Box::pin(check_status_with(provider, response, &self.secrets(), |e, body| {
-            self.wire.refine_error(e, body)
-        }))
-        .await
+        let status = response.status().as_u16();
+        let secrets = self.secrets();
+        let check =
+            check_status_with(provider, response, &secrets, |e, body| self.wire.refine_error(e, body));
+        match self.read_timeout {
+            // An error body that never ends is classified by its status alone.
+            Some(limit) => Box::pin(tokio::time::timeout(limit, check))
+                .await
+                .unwrap_or_else(|_| Err(ProviderError::from_status(provider, status, ""))),
+            None => Box::pin(check).await,
+        }
     }
 
     /// The request ready to send. The typed body ends here, so the request futures that
@@ -276,7 +290,7 @@ impl<W: WireFormat> HttpProvider<W> {
         self.retry
             .run(|| async {
                 let response = self.send(path, body, per_call, extra).await?;
-                response.bytes().await.map_err(|e| ProviderError::transport(provider, e))
+                read_whole(provider, response, self.read_timeout).await
             })
             .await
     }
@@ -303,7 +317,11 @@ impl<W: WireFormat> HttpProvider<W> {
             move || async move {
                 let response = self.send(path, body, per_call, extra).await?;
                 let frames = <<W::Mapper as StreamMapper>::Frame as Frame>::frames(provider, response);
-                Ok(Events::new(provider, frames, self.wire.mapper(call), pricing.clone()))
+                let events = Events::new(provider, frames, self.wire.mapper(call), pricing.clone());
+                Ok(match self.read_timeout {
+                    Some(limit) => events.with_read_timeout(limit),
+                    None => events,
+                })
             },
             |event| !matches!(event, StreamEvent::Ping),
         )
