@@ -34,6 +34,14 @@ async fn ends<T>(call: impl std::future::Future<Output = T>) -> T {
     tokio::time::timeout(Duration::from_secs(10), call).await.expect("the call never ended")
 }
 
+/// Whether a cause of `error` is a timed-out read (`io::ErrorKind::TimedOut`), as callers
+/// (the CLI's "went silent" message) look for it.
+fn caused_by_timeout(error: &dive_core::LlmError) -> bool {
+    std::iter::successors(std::error::Error::source(error), |e| e.source()).any(|c| {
+        c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+    })
+}
+
 /// The limit was waited for, and not much more (the check runs every quarter of it).
 fn assert_waited(started: Instant) {
     let waited = started.elapsed();
@@ -63,6 +71,7 @@ async fn a_stream_that_goes_silent_after_its_first_event_is_interrupted() {
     let error = error.expect("the silent stream fails");
     assert_eq!(error.kind, LlmErrorKind::StreamInterrupted, "{error}");
     assert!(error.to_string().contains("no stream event for"), "{error}");
+    assert!(caused_by_timeout(&error), "{error:?}");
     assert_eq!(stream.into_partial_response(true).text_content(), "Hel", "what arrived is kept");
 }
 
@@ -78,6 +87,7 @@ async fn a_whole_body_that_stops_halfway_times_out() {
     assert_waited(started);
     assert_eq!(error.kind, LlmErrorKind::Timeout, "{error}");
     assert!(error.to_string().contains("no body data for"), "{error}");
+    assert!(caused_by_timeout(&error), "{error:?}");
 }
 
 #[tokio::test]
@@ -95,4 +105,5 @@ async fn a_server_that_never_answers_times_out() {
     assert_waited(started);
     assert_eq!(error.kind, LlmErrorKind::Timeout, "{error}");
     assert!(error.to_string().contains("no response for"), "{error}");
+    assert!(caused_by_timeout(&error), "{error:?}");
 }

@@ -70,13 +70,13 @@ impl Silence {
     }
 }
 
-/// The error when nothing arrived within `limit` (`Timeout`, retried like one).
+/// The error when nothing arrived within `limit`: `Timeout` (retried like one), caused by an
+/// `io::Error` of kind `TimedOut`, as a timed-out read of the HTTP client would be.
 pub(crate) fn silent(provider: &'static str, waiting_for: &str, limit: Duration) -> ProviderError {
-    ProviderError::new(
-        provider,
-        LlmErrorKind::Timeout,
-        format!("no {waiting_for} for {limit:?}; the connection looks dead (HttpOptions::read_timeout)"),
-    )
+    let message =
+        format!("no {waiting_for} for {limit:?}; the connection looks dead (HttpOptions::read_timeout)");
+    let cause = std::io::Error::new(std::io::ErrorKind::TimedOut, format!("read timed out after {limit:?}"));
+    ProviderError::new(provider, LlmErrorKind::Timeout, message).with_source(cause)
 }
 
 /// A whole response body; with a limit, reading stops with a `Timeout` error when nothing
@@ -178,5 +178,7 @@ mod tests {
         let e = Silence::new(Duration::from_secs(8)).error("demo", "stream event");
         assert_eq!(e.kind, LlmErrorKind::Timeout);
         assert!(e.message.contains("no stream event for 8s"), "{}", e.message);
+        let cause = std::error::Error::source(&e).and_then(|c| c.downcast_ref::<std::io::Error>());
+        assert_eq!(cause.map(std::io::Error::kind), Some(std::io::ErrorKind::TimedOut));
     }
 }
