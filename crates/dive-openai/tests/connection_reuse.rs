@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use dive_core::{Llm, Message, ModelRequest};
 use dive_openai::ChatCompletions;
+use dive_test::provider::read_request;
 use futures::StreamExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -47,32 +48,7 @@ async fn serve(end: BodyEnd) -> (String, Arc<AtomicUsize>) {
 }
 
 async fn answer_requests(mut socket: TcpStream, end: BodyEnd) {
-    let mut buffer = Vec::new();
-    loop {
-        // The head, then a body of its content-length.
-        let head_end = loop {
-            if let Some(at) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
-                break at + 4;
-            }
-            let mut chunk = [0u8; 4096];
-            match socket.read(&mut chunk).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => buffer.extend_from_slice(&chunk[..n]),
-            }
-        };
-        let head = String::from_utf8_lossy(&buffer[..head_end]).to_lowercase();
-        let length: usize = head
-            .lines()
-            .find_map(|l| l.strip_prefix("content-length:"))
-            .map_or(0, |v| v.trim().parse().unwrap());
-        while buffer.len() < head_end + length {
-            let mut chunk = [0u8; 4096];
-            match socket.read(&mut chunk).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => buffer.extend_from_slice(&chunk[..n]),
-            }
-        }
-        buffer.drain(..head_end + length);
+    while read_request(&mut socket).await.is_some() {
         let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
         if socket.write_all(head.as_bytes()).await.is_err() {
             return;

@@ -67,9 +67,7 @@ impl HttpOptions {
     /// # Errors
     /// A [`ProviderError`] of kind `Other` when TLS or the client cannot be set up.
     pub fn build_client(&self) -> Result<reqwest::Client, ProviderError> {
-        self.client_builder()?
-            .build()
-            .map_err(|e| ProviderError::new("http", LlmErrorKind::Other, format!("HTTP client: {e}")))
+        built(self.client_builder()?)
     }
 
     /// The headers a client from [`build_client`](Self::build_client) adds to every request
@@ -106,9 +104,7 @@ impl HttpOptions {
     /// stream event rather than at every read of the body (reqwest reads the clock and resets
     /// a timer at each).
     pub(crate) fn build_provider_client(&self) -> Result<reqwest::Client, ProviderError> {
-        self.builder_without_read_timeout()?
-            .build()
-            .map_err(|e| ProviderError::new("http", LlmErrorKind::Other, format!("HTTP client: {e}")))
+        built(self.builder_without_read_timeout()?)
     }
 
     fn builder_without_read_timeout(&self) -> Result<reqwest::ClientBuilder, ProviderError> {
@@ -127,6 +123,11 @@ impl HttpOptions {
             .connect_timeout(self.connect_timeout)
             .user_agent(self.user_agent.clone()))
     }
+}
+
+/// The client `builder` makes, or the error that says why it cannot.
+fn built(builder: reqwest::ClientBuilder) -> Result<reqwest::Client, ProviderError> {
+    builder.build().map_err(|e| ProviderError::new("http", LlmErrorKind::Other, format!("HTTP client: {e}")))
 }
 
 /// Reads an API key from an environment variable; `None` when unset or empty.

@@ -91,8 +91,9 @@ pub(crate) async fn read_whole(
         return response.bytes().await.map_err(transport);
     };
     let mut silence = Silence::new(limit);
+    // One read is the whole body, usually: it is kept as it is, not copied.
     let mut first: Option<Bytes> = None;
-    let mut joined: Option<BytesMut> = None;
+    let mut joined = BytesMut::new();
     loop {
         let mut next = pin!(response.chunk());
         let chunk = poll_fn(|cx| match next.as_mut().poll(cx) {
@@ -104,19 +105,16 @@ pub(crate) async fn read_whole(
         .map_err(transport)?;
         let Some(chunk) = chunk else { break };
         silence.heard();
-        // One read is the whole body, usually: it is kept as it is, not copied.
-        match (&mut joined, first.take()) {
-            (Some(buffer), _) => buffer.extend_from_slice(&chunk),
-            (None, None) => first = Some(chunk),
-            (None, Some(earlier)) => {
-                let mut buffer = BytesMut::with_capacity(earlier.len() + chunk.len());
-                buffer.extend_from_slice(&earlier);
-                buffer.extend_from_slice(&chunk);
-                joined = Some(buffer);
+        if first.is_none() && joined.is_empty() {
+            first = Some(chunk);
+        } else {
+            if let Some(earlier) = first.take() {
+                joined.extend_from_slice(&earlier);
             }
+            joined.extend_from_slice(&chunk);
         }
     }
-    Ok(joined.map(BytesMut::freeze).or(first).unwrap_or_default())
+    Ok(first.unwrap_or_else(|| joined.freeze()))
 }
 
 /// `future` (waiting for a response head), failing with `Timeout` after `limit`.

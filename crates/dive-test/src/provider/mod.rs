@@ -40,7 +40,7 @@ use std::time::Duration;
 use dive_core::{Llm, LlmError, LlmErrorKind, Message, ModelRequest, ModelResponse, ResponseAccumulator};
 use futures_util::StreamExt;
 
-pub use server::{MisbehavingServer, Received, Reply};
+pub use server::{MisbehavingServer, Received, Reply, read_request};
 
 /// Where the suite points the provider it builds.
 #[derive(Debug, Clone, Copy)]

@@ -150,7 +150,10 @@ impl MisbehavingServer {
     }
 }
 
-async fn read_request(socket: &mut TcpStream) -> Option<Received> {
+/// Reads one HTTP/1.1 request (its head, then a body of its `content-length`) from `socket`;
+/// `None` when the client closes the connection first. For a test server of one's own that
+/// answers in ways [`MisbehavingServer`] does not (keep-alive, chunked bodies).
+pub async fn read_request(socket: &mut TcpStream) -> Option<Received> {
     let mut buf = vec![0u8; 65536];
     let mut request = Vec::new();
     loop {
