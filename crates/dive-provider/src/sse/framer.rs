@@ -119,11 +119,21 @@ impl Framer {
             self.first_line = false;
             line = line.strip_prefix(BOM).unwrap_or(line);
         }
-        let (name, value) = match memchr(b':', line) {
-            Some(0) => return, // a comment
-            Some(colon) => (&line[..colon], &line[colon + 1..]),
-            None if line.is_empty() => return self.dispatch(out),
-            None => (line, &b""[..]),
+        if line.is_empty() {
+            return self.dispatch(out);
+        }
+        // The two fields of nearly every line are known by their first bytes (the first colon
+        // of such a line is the one after the name); any other line is searched for its colon.
+        let (name, value): (&[u8], &[u8]) = if let Some(value) = line.strip_prefix(b"data:") {
+            (b"data", value)
+        } else if let Some(value) = line.strip_prefix(b"event:") {
+            (b"event", value)
+        } else {
+            match memchr(b':', line) {
+                Some(0) => return, // a comment
+                Some(colon) => (&line[..colon], &line[colon + 1..]),
+                None => (line, b""),
+            }
         };
         let value = value.strip_prefix(b" ").unwrap_or(value);
         match name {
@@ -150,7 +160,7 @@ impl Framer {
             return None;
         }
         if value != self.last_name.as_bytes() {
-            self.last_name = EventName::from(String::from_utf8_lossy(value).as_ref());
+            self.last_name = EventName::from_bytes(value);
         }
         Some(self.last_name.clone())
     }
