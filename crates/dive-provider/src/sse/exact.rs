@@ -39,10 +39,6 @@ impl<'a> ExactJson<'a> {
         Self { text, at: 0 }
     }
 
-    fn rest(&self) -> &'a str {
-        self.text.get(self.at..).unwrap_or_default()
-    }
-
     fn rest_bytes(&self) -> &'a [u8] {
         self.text.as_bytes().get(self.at..).unwrap_or_default()
     }
@@ -102,8 +98,7 @@ impl<'a> ExactJson<'a> {
     /// [`string`](Self::string) as an [`ExactStr`], which holds no borrow of the text: a
     /// caller that owns the text can then take the value out of its buffer.
     pub fn string_at(&mut self) -> Option<ExactStr> {
-        let rest = self.rest();
-        let body = rest.strip_prefix('"')?.as_bytes();
+        let body = self.rest_bytes().strip_prefix(b"\"")?;
         let mut escaped = false;
         let mut i = 0;
         loop {
@@ -117,13 +112,13 @@ impl<'a> ExactJson<'a> {
                 _ => i += 1,
             }
         }
-        let token = rest.get(..i + 2)?; // both quotes
+        let start = self.at + 1;
         let value = if escaped {
-            ExactStr::Decoded(serde_json::from_str::<String>(token).ok()?)
+            ExactStr::Decoded(unescape(self.text.get(start..start + i)?)?)
         } else {
-            ExactStr::At(self.at + 1..self.at + 1 + i)
+            ExactStr::At(start..start + i)
         };
-        self.at += token.len();
+        self.at = start + i + 1;
         Some(value)
     }
 
@@ -138,6 +133,60 @@ impl<'a> ExactJson<'a> {
     pub fn position(&self) -> usize {
         self.at
     }
+}
+
+/// The value of a JSON string's body (between its quotes) that holds escapes, decoded as
+/// serde_json decodes it; `None` for what serde_json refuses (an unknown escape, a surrogate
+/// escape without its pair), which the caller then leaves to serde_json.
+fn unescape(body: &str) -> Option<String> {
+    let bytes = body.as_bytes();
+    let mut out = String::with_capacity(body.len());
+    let (mut from, mut i) = (0, 0);
+    while let Some(offset) = memchr::memchr(b'\\', &bytes[i..]) {
+        let at = i + offset;
+        out.push_str(body.get(from..at)?);
+        let (c, len) = match *bytes.get(at + 1)? {
+            b'"' => ('"', 2),
+            b'\\' => ('\\', 2),
+            b'/' => ('/', 2),
+            b'b' => ('\u{8}', 2),
+            b'f' => ('\u{c}', 2),
+            b'n' => ('\n', 2),
+            b'r' => ('\r', 2),
+            b't' => ('\t', 2),
+            b'u' => unicode_escape(bytes, at)?,
+            _ => return None,
+        };
+        out.push(c);
+        i = at + len;
+        from = i;
+    }
+    out.push_str(body.get(from..)?);
+    Some(out)
+}
+
+/// The character of the `\uXXXX` escape at `at` (a surrogate pair takes two escapes) and how
+/// many bytes it spans.
+fn unicode_escape(bytes: &[u8], at: usize) -> Option<(char, usize)> {
+    let first = u32::from(hex4(bytes.get(at + 2..at + 6)?)?);
+    match first {
+        0xD800..=0xDBFF => {
+            let second = match bytes.get(at + 6..at + 12)? {
+                [b'\\', b'u', hex @ ..] => u32::from(hex4(hex)?),
+                _ => return None,
+            };
+            if !(0xDC00..=0xDFFF).contains(&second) {
+                return None;
+            }
+            Some((char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))?, 12))
+        }
+        _ => Some((char::from_u32(first)?, 6)), // a lone trailing surrogate is no char: None
+    }
+}
+
+/// Four hex digits (either case) as a number.
+fn hex4(digits: &[u8]) -> Option<u16> {
+    digits.iter().try_fold(0u16, |n, &d| Some(n * 16 + (d as char).to_digit(16)? as u16))
 }
 
 /// A string [`ExactJson::string_at`] read: where it stands in the text (it held no escape), or
@@ -222,6 +271,46 @@ mod tests {
             let mut j = ExactJson::new(token);
             assert_eq!(j.string().as_deref(), Some(want.as_str()), "{token}");
             assert!(j.is_end(), "{token}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+        /// Any string body built from plain text and every kind of escape (valid or not,
+        /// surrogate pairs, lone or mismatched surrogates, either hex case) decodes exactly as
+        /// serde_json decodes it, or is refused where serde_json refuses it.
+        #[test]
+        fn escapes_decode_as_serde_decodes_them(
+            pieces in proptest::collection::vec((0u8..12, proptest::prelude::any::<char>(), 0u32..0x11_0000), 0..12),
+        ) {
+            let mut body = String::new();
+            for (kind, c, code) in pieces {
+                match kind {
+                    0 => body.push_str(r"\n"),
+                    1 => body.push_str(r#"\""#),
+                    2 => body.push_str(r"\\"),
+                    3 => body.push_str(r"\/\b\f\r\t"),
+                    4 => body.push_str(&format!(r"\u{:04x}", code & 0xFFFF)),
+                    5 => body.push_str(&format!(r"\u{:04X}", 0xD800 + (code & 0x7FF))), // any surrogate
+                    6 => {
+                        let mut units = [0u16; 2];
+                        for unit in c.encode_utf16(&mut units) {
+                            body.push_str(&format!(r"\u{unit:04x}"));
+                        }
+                    }
+                    7 => body.push_str(r"\x"),
+                    8 => body.push_str(r"\u12"),
+                    _ if c == '"' || c == '\\' || c < ' ' => body.push('.'),
+                    _ => body.push(c),
+                }
+            }
+            let token = format!("\"{body}\"");
+            let want = serde_json::from_str::<String>(&token).ok();
+            let mut j = ExactJson::new(&token);
+            let got = j.string().map(Cow::into_owned);
+            proptest::prop_assert_eq!(&got, &want, "{}", token);
+            proptest::prop_assert_eq!(j.is_end(), got.is_some());
         }
     }
 

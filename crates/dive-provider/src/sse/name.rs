@@ -243,7 +243,8 @@ mod tests {
         assert_eq!(known, shared);
         assert_eq!(hash(&known), hash(&shared));
         assert_eq!(known.cmp(&shared), Ordering::Equal);
-        assert!(EventName::from("error") < EventName::from("zzz.custom"));
+        let (error, custom) = (EventName::from("error"), EventName::from("zzz.custom"));
+        assert!(error < custom);
         let mut names = std::collections::HashSet::new();
         names.insert(known);
         assert!(names.contains("ping"));
