@@ -61,8 +61,8 @@ impl<'a> ExactJson<'a> {
     /// ```
     pub fn key(&mut self) -> Option<&'a str> {
         let body = self.rest_bytes().strip_prefix(b"\"")?;
-        let len = body.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-        if body[len] != b'"' {
+        let len = plain_prefix(body);
+        if *body.get(len)? != b'"' {
             return None;
         }
         let name = self.text.get(self.at + 1..self.at + 1 + len)?;
@@ -102,14 +102,14 @@ impl<'a> ExactJson<'a> {
         let mut escaped = false;
         let mut i = 0;
         loop {
+            i += plain_prefix(body.get(i..)?);
             match *body.get(i)? {
                 b'"' => break,
                 b'\\' => {
                     escaped = true;
                     i += 2; // the escape's first character is never a quote that ends the string
                 }
-                0..0x20 => return None, // a control character: not JSON
-                _ => i += 1,
+                _ => return None, // a control character: not JSON
             }
         }
         let start = self.at + 1;
@@ -133,6 +133,33 @@ impl<'a> ExactJson<'a> {
     pub fn position(&self) -> usize {
         self.at
     }
+}
+
+/// How many bytes `bytes` starts with that a JSON string holds as they are: the position of
+/// the first quote, backslash or control character (or the length). Eight bytes are tested at
+/// a time: in each lane of a word the tests flag the special bytes, and a flag can be wrong
+/// only in a lane after a true one, so the lowest flagged lane is the first special byte.
+fn plain_prefix(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    /// A high bit set in the lane of each byte that is zero (and only if one is).
+    fn zero_lanes(x: u64) -> u64 {
+        x.wrapping_sub(ONES) & !x & HIGH
+    }
+    let mut plain = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
+        let x = u64::from_le_bytes(word);
+        // A byte below 0x20 borrows from its lane when 0x20 is taken from it.
+        let control = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+        let special = zero_lanes(x ^ (ONES * u64::from(b'"'))) | zero_lanes(x ^ (ONES * u64::from(b'\\'))) | control;
+        if special != 0 {
+            return plain + (special.trailing_zeros() / 8) as usize;
+        }
+        plain += 8;
+    }
+    let tail = &bytes[plain..];
+    plain + tail.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(tail.len())
 }
 
 /// The value of a JSON string's body (between its quotes) that holds escapes, decoded as
@@ -311,6 +338,23 @@ mod tests {
             let got = j.string().map(Cow::into_owned);
             proptest::prop_assert_eq!(&got, &want, "{}", token);
             proptest::prop_assert_eq!(j.is_end(), got.is_some());
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+        /// The word-at-a-time scan stops exactly at the first byte a string cannot hold as it
+        /// is (a quote, a backslash, a control character), wherever it falls in a word.
+        #[test]
+        fn the_plain_prefix_ends_where_the_first_special_byte_is(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![12 => 0x23u8..=0x5B, 12 => 0x5Du8..=0xFF, 1 => proptest::prelude::any::<u8>()],
+                0..64,
+            ),
+        ) {
+            let first = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len());
+            proptest::prop_assert_eq!(plain_prefix(&bytes), first);
         }
     }
 
