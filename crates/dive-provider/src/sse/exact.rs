@@ -152,7 +152,8 @@ fn plain_prefix(bytes: &[u8]) -> usize {
         let x = u64::from_le_bytes(word);
         // A byte below 0x20 borrows from its lane when 0x20 is taken from it.
         let control = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
-        let special = zero_lanes(x ^ (ONES * u64::from(b'"'))) | zero_lanes(x ^ (ONES * u64::from(b'\\'))) | control;
+        let special =
+            zero_lanes(x ^ (ONES * u64::from(b'"'))) | zero_lanes(x ^ (ONES * u64::from(b'\\'))) | control;
         if special != 0 {
             return plain + (special.trailing_zeros() / 8) as usize;
         }
