@@ -81,15 +81,13 @@ impl EventName {
         }
     }
 
-    /// The well-known name equal to `bytes`, if it is one.
-    fn known(bytes: &[u8]) -> Option<Self> {
-        KNOWN.iter().find(|name| name.as_bytes() == bytes).map(|name| Self(Repr::Static(name)))
-    }
-
     /// The name a field value gives: static when well known, else allocated (bytes that are
     /// not UTF-8 become U+FFFD).
     pub(crate) fn from_bytes(bytes: &[u8]) -> Self {
-        Self::known(bytes).unwrap_or_else(|| Self(Repr::Shared(Arc::from(String::from_utf8_lossy(bytes)))))
+        match KNOWN.iter().find(|name| name.as_bytes() == bytes) {
+            Some(name) => Self(Repr::Static(name)),
+            None => Self(Repr::Shared(Arc::from(String::from_utf8_lossy(bytes)))),
+        }
     }
 }
 
@@ -150,13 +148,13 @@ impl Ord for EventName {
 
 impl From<&str> for EventName {
     fn from(name: &str) -> Self {
-        Self::known(name.as_bytes()).unwrap_or_else(|| Self(Repr::Shared(Arc::from(name))))
+        Self::from_bytes(name.as_bytes())
     }
 }
 
 impl From<String> for EventName {
     fn from(name: String) -> Self {
-        Self::known(name.as_bytes()).unwrap_or_else(|| Self(Repr::Shared(Arc::from(name))))
+        Self::from(name.as_str())
     }
 }
 
