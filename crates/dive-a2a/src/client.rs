@@ -377,7 +377,7 @@ impl RemoteAgent {
         let events = dive_provider::response_sse("a2a", response).filter_map(|event| async move {
             match event {
                 Ok(event) if event.data.is_empty() => None,
-                Ok(event) => Some(decode::<StreamResponse>(event.data.as_bytes())),
+                Ok(event) => Some(decode::<StreamResponse>(&event.data)),
                 Err(e) => Some(Err(ClientError::Protocol(format!("the event stream broke: {e}")))),
             }
         });

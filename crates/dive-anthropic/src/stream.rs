@@ -138,8 +138,8 @@ struct WireStop<'a> {
     stop_details: Option<Value>,
 }
 
-fn typed<'a, T: Deserialize<'a>>(event: &'a SseEvent) -> Result<T, ProviderError> {
-    serde_json::from_str(&event.data)
+fn typed<'a, T: Deserialize<'a>>(event: &SseEvent, data: &'a str) -> Result<T, ProviderError> {
+    serde_json::from_str(data)
         .map_err(|e| decode_error(format!("stream event {:?} does not match its type: {e}", event.event)))
 }
 
@@ -148,24 +148,26 @@ fn map_raw(event: &SseEvent) -> Result<Mapped, ProviderError> {
         let delta = kind.delta(text.to_string_in(&event.data));
         return Ok(Mapped::Event(StreamEvent::ContentBlockDelta { index, delta }));
     }
+    // Past the byte-shape path, the data is decoded once (as the standard decodes it).
+    let data = event.text();
     if event.event == "content_block_delta"
-        && let Some(fast) = fast_delta(&event.data)
+        && let Some(fast) = fast_delta(&data)
     {
         return Ok(Mapped::Event(fast));
     }
-    let envelope: Envelope<'_> = serde_json::from_str(&event.data)
+    let envelope: Envelope<'_> = serde_json::from_str(&data)
         .map_err(|e| decode_error(format!("stream event {:?} is not JSON: {e}", event.event)))?;
     let kind = envelope.kind.as_deref().unwrap_or(&event.event);
     // Typed events first; message and block bodies stay JSON, since a block this version
     // cannot type is kept verbatim.
     let out = match kind {
         "content_block_stop" => {
-            let stop: BlockStop = typed(event)
+            let stop: BlockStop = typed(event, &data)
                 .map_err(|_| decode_error("stream event without a content block index".into()))?;
             StreamEvent::ContentBlockStop { index: stop.index }
         }
         "message_delta" => {
-            let d: WireMessageDelta<'_> = typed(event)?;
+            let d: WireMessageDelta<'_> = typed(event, &data)?;
             let mut delta = MessageDelta::default();
             delta.stop_reason = d.delta.stop_reason.map(Cow::into_owned);
             delta.stop_sequence = d.delta.stop_sequence.map(Cow::into_owned);
@@ -174,11 +176,11 @@ fn map_raw(event: &SseEvent) -> Result<Mapped, ProviderError> {
         }
         "message_stop" => StreamEvent::MessageStop,
         "ping" => StreamEvent::Ping,
-        "message_start" => match decode_start(&event.data) {
+        "message_start" => match decode_start(&data) {
             Some((message, report)) => return Ok(Mapped::Start(StreamEvent::message_start(message), report)),
             None => return map_json(event),
         },
-        "content_block_start" => match serde_json::from_str::<WireBlockStart>(&event.data) {
+        "content_block_start" => match serde_json::from_str::<WireBlockStart>(&data) {
             Ok(start) => return Ok(held_or_started(start.index, start.content_block.0)),
             Err(_) => return map_json(event),
         },
@@ -210,7 +212,7 @@ fn held_or_started(index: usize, block: Content) -> Mapped {
 /// The events whose bodies are read as JSON: `message_start` and `content_block_start` when
 /// their typed reading refused them, a delta the fast path did not take, an error object.
 fn map_json(event: &SseEvent) -> Result<Mapped, ProviderError> {
-    let mut data: Value = serde_json::from_str(&event.data)
+    let mut data: Value = serde_json::from_str(&event.text())
         .map_err(|e| decode_error(format!("stream event {:?} is not JSON: {e}", event.event)))?;
     let kind = data.get("type").and_then(Value::as_str).unwrap_or(&event.event).to_owned();
     let out = match kind.as_str() {
@@ -389,7 +391,7 @@ impl StreamMapper for MessagesMapper {
         }
         if !self.held.is_empty()
             && sse.event == "content_block_delta"
-            && let Some((index, delta)) = held_delta(&sse.data, &self.held)
+            && let Some((index, delta)) = held_delta(&sse.text(), &self.held)
             && let Some(h) = self.held.iter_mut().find(|h| h.index == index)
         {
             merge_delta(&mut h.raw, delta, &mut h.partial_json);
@@ -450,7 +452,7 @@ mod tests {
     fn sse(event: &str, data: &str) -> SseEvent {
         let mut e = SseEvent::default();
         e.event = event.into();
-        e.data = data.into();
+        e.data = data.as_bytes().to_vec();
         e
     }
 

@@ -177,11 +177,11 @@ impl ChunkDecoder {
     /// A typed error for an error chunk; `Decode` for JSON that does not parse.
     pub fn chunk(&mut self, data: &str) -> Result<Vec<StreamEvent>, ProviderError> {
         let mut out = VecDeque::new();
-        self.chunk_into(data, &mut out)?;
+        self.chunk_into(data.as_bytes(), &mut out)?;
         Ok(out.into())
     }
 
-    fn chunk_into(&mut self, data: &str, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+    fn chunk_into(&mut self, data: &[u8], out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
         // A text chunk after the first, before a finish reason, adds its text and its usage.
         if self.started
             && !self.stopped
@@ -191,9 +191,12 @@ impl ChunkDecoder {
             if let Some(u) = chunk.usage.as_ref().filter(|u| u.total_token_count.is_some()) {
                 self.usage.apply_snapshot(&UsageReport::whole(decode_usage(u)));
             }
-            self.text_part(Open::Text, chunk.text.as_str_in(data), None, out);
+            self.text_part(Open::Text, &chunk.text.as_str_in(data), None, out);
             return Ok(());
         }
+        // Past the byte-shape path, the data is decoded once (as the standard decodes it).
+        let body = String::from_utf8_lossy(data);
+        let data: &str = &body;
         let mut v: Response<'_> = match serde_json::from_str(data) {
             Ok(v) => v,
             Err(e) => {

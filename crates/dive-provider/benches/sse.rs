@@ -109,7 +109,7 @@ fn sse_stream_as_decode_sse(reads: &[Bytes]) -> (usize, usize) {
                     let mut e = dive_provider::SseEvent::default();
                     e.event =
                         block.event.filter(|t| !t.is_empty()).unwrap_or_else(|| "message".to_owned()).into();
-                    e.data = data;
+                    e.data = data.into_bytes();
                     e.id.clone_from(&last_id);
                     e.retry = block.retry.map(Duration::from_millis);
                     Ok(e)

@@ -3,7 +3,7 @@
 //! [`ProviderError`]s; and [`ExactJson`] (`sse/exact.rs`), which lets a mapper read the
 //! fixed byte shape of a frequent event's data without the JSON parser.
 
-use std::collections::VecDeque;
+use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -22,7 +22,7 @@ mod name;
 mod tests;
 
 pub use exact::{ExactJson, ExactStr};
-use framer::{Framer, MAX_EVENT_BYTES};
+use framer::{EventTooLarge, Framer, MAX_EVENT_BYTES};
 pub use name::EventName;
 
 /// One server-sent event.
@@ -32,13 +32,32 @@ pub struct SseEvent {
     /// The `event:` name (`message` when the server sent none), shared with the other events
     /// of the stream that bear it.
     pub event: EventName,
-    /// The `data:` lines joined with `\n`.
-    pub data: String,
+    /// The `data:` lines joined with `\n`, as bytes: a mapper reads JSON from bytes, and only
+    /// the strings it takes out need checking as UTF-8 (see [`ExactJson`]); [`text`](Self::text)
+    /// decodes the whole of it as the standard does.
+    pub data: Vec<u8>,
     /// The last event ID: set by an `id:` field, it stays until the next one changes it.
     pub id: String,
     /// The reconnection time the stream last set with a `retry:` field (digits only,
     /// milliseconds); it stays like `id`.
     pub retry: Option<Duration>,
+}
+
+impl SseEvent {
+    /// The data as text, decoded as the standard decodes an event stream: bytes that are not
+    /// UTF-8 become U+FFFD. Borrowed when the data is UTF-8, as it nearly always is.
+    ///
+    /// ```
+    /// let mut event = dive_provider::SseEvent::default();
+    /// event.data = b"{\"a\":1}".to_vec();
+    /// assert_eq!(event.text(), r#"{"a":1}"#);
+    /// event.data = b"caf\xC3".to_vec();
+    /// assert_eq!(event.text(), "caf\u{fffd}");
+    /// ```
+    #[must_use]
+    pub fn text(&self) -> Cow<'_, str> {
+        String::from_utf8_lossy(&self.data)
+    }
 }
 
 /// Decodes a byte stream into [`SseEvent`]s by the event-stream rules of the HTML standard:
@@ -47,8 +66,10 @@ pub struct SseEvent {
 /// line with no data dispatching nothing. Reads may split the stream at any byte, and their
 /// size never changes the cost per byte.
 ///
-/// Two choices go beyond the standard. Bytes that are not UTF-8 become U+FFFD (the standard's
-/// decoding) rather than an error. When the body ends cleanly, an event still waiting for its
+/// Two choices go beyond the standard. An event's data is handed over as bytes, not decoded:
+/// [`SseEvent::text`] decodes it as the standard does (bytes that are not UTF-8 become
+/// U+FFFD), and a mapper that reads JSON need not check the bytes it skips. The event name
+/// and the ID are decoded that way. When the body ends cleanly, an event still waiting for its
 /// blank line (and an unfinished last line) is dispatched, where the standard discards it:
 /// a server that closes its body on purpose has finished, and some vendors end their last
 /// event that way. A body that breaks dispatches nothing more.
@@ -64,7 +85,7 @@ pub struct SseEvent {
 /// let events: Vec<_> = futures::executor::block_on(
 ///     dive_provider::decode_sse("demo", futures::stream::iter(chunks)).collect::<Vec<_>>());
 /// let first = events[0].as_ref().unwrap();
-/// assert_eq!((first.event.as_str(), first.data.as_str()), ("ping", "{}"));
+/// assert_eq!((first.event.as_str(), first.data.as_slice()), ("ping", &b"{}"[..]));
 /// ```
 pub fn decode_sse<S, B, E>(
     provider: &'static str,
@@ -75,13 +96,7 @@ where
     B: AsRef<[u8]>,
     E: StdError + Send + Sync + 'static,
 {
-    SseStream {
-        bytes: Box::pin(bytes),
-        framer: Framer::default(),
-        ready: VecDeque::new(),
-        done: false,
-        provider,
-    }
+    SseStream { bytes, read: None, at: 0, framer: Framer::default(), done: false, provider }
 }
 
 /// [`decode_sse`] over the body of a reqwest response.
@@ -92,17 +107,22 @@ pub fn response_sse(
     decode_sse(provider, response.bytes_stream())
 }
 
-/// The stream behind [`decode_sse`]: pulls reads until the framer has an event to give.
-struct SseStream<S> {
-    /// Boxed once per stream so callers may pass streams that are not `Unpin`.
-    bytes: Pin<Box<S>>,
-    framer: Framer,
-    ready: VecDeque<SseEvent>,
-    done: bool,
-    provider: &'static str,
+pin_project_lite::pin_project! {
+    /// The stream behind [`decode_sse`]: hands the framer one read at a time, and takes each
+    /// event out of it as soon as its blank line is read (`read` is the read being framed,
+    /// `at` how far).
+    struct SseStream<S, B> {
+        #[pin]
+        bytes: S,
+        read: Option<B>,
+        at: usize,
+        framer: Framer,
+        done: bool,
+        provider: &'static str,
+    }
 }
 
-impl<S, B, E> Stream for SseStream<S>
+impl<S, B, E> Stream for SseStream<S, B>
 where
     S: Stream<Item = Result<B, E>>,
     B: AsRef<[u8]>,
@@ -111,21 +131,15 @@ where
     type Item = Result<SseEvent, ProviderError>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        // Every field is Unpin (the byte stream is boxed), so the struct is too.
-        let this = self.get_mut();
+        let mut this = self.project();
         loop {
-            if let Some(event) = this.ready.pop_front() {
-                return Poll::Ready(Some(Ok(event)));
-            }
-            if this.done {
-                return Poll::Ready(None);
-            }
-            match this.bytes.as_mut().poll_next(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(Some(Ok(chunk))) => {
-                    if this.framer.feed(chunk.as_ref(), &mut this.ready).is_err() {
-                        this.done = true;
-                        this.ready.clear();
+            if let Some(read) = this.read.as_ref() {
+                match this.framer.next_event(read.as_ref(), this.at) {
+                    Ok(Some(event)) => return Poll::Ready(Some(Ok(event))),
+                    Ok(None) => *this.read = None,
+                    Err(EventTooLarge) => {
+                        *this.done = true;
+                        *this.read = None;
                         let message = format!(
                             "an SSE event passed {} MiB without ending; the server's stream is not SSE",
                             MAX_EVENT_BYTES / (1024 * 1024)
@@ -137,14 +151,25 @@ where
                         ))));
                     }
                 }
+            }
+            if *this.done {
+                return Poll::Ready(None);
+            }
+            match this.bytes.as_mut().poll_next(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Some(Ok(read))) => {
+                    *this.read = Some(read);
+                    *this.at = 0;
+                }
                 Poll::Ready(Some(Err(e))) => {
-                    // `ready` is empty here: a read is only awaited once every event is out.
-                    this.done = true;
+                    *this.done = true;
                     return Poll::Ready(Some(Err(body_read_error(this.provider, e))));
                 }
                 Poll::Ready(None) => {
-                    this.done = true;
-                    this.framer.finish(&mut this.ready);
+                    *this.done = true;
+                    if let Some(event) = this.framer.finish() {
+                        return Poll::Ready(Some(Ok(event)));
+                    }
                 }
             }
         }

@@ -104,8 +104,8 @@ async fn sse_over_a_real_body_skips_comments_and_handles_crlf() {
     let response = client.get(server.uri()).send().await.unwrap();
     let events: Vec<_> = response_sse("demo", response).map(Result::unwrap).collect().await;
     assert_eq!(events.len(), 2);
-    assert_eq!((events[0].event.as_str(), events[0].data.as_str()), ("a", "{\"n\":1}"));
-    assert_eq!((events[1].event.as_str(), events[1].data.as_str()), ("message", "line1\nline2"));
+    assert_eq!((events[0].event.as_str(), events[0].text().as_ref()), ("a", "{\"n\":1}"));
+    assert_eq!((events[1].event.as_str(), events[1].text().as_ref()), ("message", "line1\nline2"));
 }
 
 /// A local HTTP/1.1 server that writes `parts` (headers first) with a pause between them, then
@@ -137,7 +137,7 @@ async fn sse_over_real_reads_joins_a_split_crlf_and_dispatches_a_last_event_at_a
     let client = HttpOptions::default().build_client().unwrap();
     let response = client.get(url).send().await.unwrap();
     let events: Vec<_> = response_sse("demo", response).map(Result::unwrap).collect().await;
-    let data: Vec<&str> = events.iter().map(|e| e.data.as_str()).collect();
+    let data: Vec<String> = events.iter().map(|e| e.text().into_owned()).collect();
     assert_eq!(data, ["a\nb", "{\"last\":true}"]);
 }
 
@@ -149,6 +149,6 @@ async fn a_silent_sse_body_times_out_as_timeout_after_the_events_it_sent() {
     let response = client.get(url).send().await.unwrap();
     let items: Vec<_> = response_sse("demo", response).collect().await;
     assert_eq!(items.len(), 2, "the finished event, then the timeout; the half event is dropped");
-    assert_eq!(items[0].as_ref().unwrap().data, "a");
+    assert_eq!(items[0].as_ref().unwrap().data, b"a");
     assert_eq!(items[1].as_ref().unwrap_err().kind, LlmErrorKind::Timeout);
 }

@@ -80,7 +80,7 @@ proptest! {
 #[test]
 fn a_clean_end_dispatches_the_last_event_and_a_broken_body_does_not() {
     let clean = decode(vec![Ok(Bytes::from_static(b"data: a\n\ndata: {\"done\":true}\n"))]);
-    let data: Vec<String> = clean.into_iter().map(|e| e.unwrap().data).collect();
+    let data: Vec<String> = clean.into_iter().map(|e| e.unwrap().text().into_owned()).collect();
     assert_eq!(data, ["a", "{\"done\":true}"]);
 
     let broken = decode(vec![
@@ -88,7 +88,7 @@ fn a_clean_end_dispatches_the_last_event_and_a_broken_body_does_not() {
         Err(std::io::Error::other("connection reset")),
     ]);
     assert_eq!(broken.len(), 2, "the finished event, then the error, then nothing");
-    assert_eq!(broken[0].as_ref().unwrap().data, "a");
+    assert_eq!(broken[0].as_ref().unwrap().data, b"a");
     let e = broken[1].as_ref().unwrap_err();
     assert_eq!(e.kind, LlmErrorKind::Network);
     assert!(e.message.contains("connection reset"), "{}", e.message);
@@ -104,5 +104,5 @@ fn a_one_mebibyte_line_fed_one_byte_a_read_decodes() {
     let events: Vec<SseEvent> = decode(reads).into_iter().map(Result::unwrap).collect();
     assert_eq!(events.len(), 2);
     assert_eq!((events[0].event.as_str(), events[0].data.len()), ("big", payload.len()));
-    assert_eq!(events[1].data, "after");
+    assert_eq!(events[1].data, b"after");
 }

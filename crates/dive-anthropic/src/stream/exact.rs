@@ -39,7 +39,7 @@ impl TextKind {
 /// is read without the JSON parser. Anything else — another key order, whitespace, another
 /// field — is `None`, and the event takes the serde paths. Returns the index, the type and
 /// the text (see [`ExactStr`]).
-pub(super) fn exact_delta(data: &str) -> Option<(usize, TextKind, ExactStr)> {
+pub(super) fn exact_delta(data: &[u8]) -> Option<(usize, TextKind, ExactStr)> {
     let mut j = ExactJson::new(data);
     j.lit(r#"{"type":"content_block_delta","index":"#)?;
     let index = usize::try_from(j.uint()?).ok()?;
@@ -52,7 +52,7 @@ pub(super) fn exact_delta(data: &str) -> Option<(usize, TextKind, ExactStr)> {
 
 /// [`exact_delta`] on data the caller owns: text without escapes is cut out of `data`'s own
 /// buffer instead of copied. `None` leaves `data` as it was.
-pub(super) fn exact_delta_owned(data: &mut String) -> Option<(usize, ContentDelta)> {
+pub(super) fn exact_delta_owned(data: &mut Vec<u8>) -> Option<(usize, ContentDelta)> {
     let (index, kind, text) = exact_delta(data)?;
     Some((index, kind.delta(text.take_from(data))))
 }
@@ -70,7 +70,7 @@ mod tests {
     fn general(data: &str) -> Option<StreamEvent> {
         let mut e = SseEvent::default();
         e.event = "content_block_delta".into();
-        e.data = data.into();
+        e.data = data.as_bytes().to_vec();
         match map_json(&e) {
             Ok(Mapped::Event(event)) => Some(event),
             _ => None,
@@ -79,16 +79,15 @@ mod tests {
 
     /// The fast path, borrowed and owned; both must give the same event.
     fn fast(data: &str) -> Option<StreamEvent> {
-        let borrowed = exact_delta(data).map(|(index, kind, text)| StreamEvent::ContentBlockDelta {
-            index,
-            delta: kind.delta(text.to_string_in(data)),
+        let borrowed = exact_delta(data.as_bytes()).map(|(index, kind, text)| {
+            StreamEvent::ContentBlockDelta { index, delta: kind.delta(text.to_string_in(data)) }
         });
-        let mut owned = data.to_owned();
+        let mut owned = data.as_bytes().to_vec();
         let cut = exact_delta_owned(&mut owned)
             .map(|(index, delta)| StreamEvent::ContentBlockDelta { index, delta });
         assert_eq!(borrowed, cut, "borrowed and owned fast paths differ on {data}");
         if cut.is_none() {
-            assert_eq!(owned, data, "a refused event is left as it was");
+            assert_eq!(owned, data.as_bytes(), "a refused event is left as it was");
         }
         borrowed
     }

@@ -227,7 +227,9 @@ impl StreamMapper for ChatMapper {
             return Ok(());
         }
         let event = &event;
-        let data = event.data.trim();
+        // Past the byte-shape path, the data is decoded once (as the standard decodes it).
+        let body = event.text();
+        let data = body.trim();
         if data == "[DONE]" {
             self.finish(out);
             return Ok(());

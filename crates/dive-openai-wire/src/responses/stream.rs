@@ -233,11 +233,12 @@ impl StreamMapper for ResponsesMapper {
             }
             return Ok(());
         }
-        let event = &event;
-        if event.data.trim().is_empty() || event.data.trim() == "[DONE]" {
+        // Past the byte-shape path, the data is decoded once (as the standard decodes it).
+        let body = event.text();
+        if body.trim().is_empty() || body.trim() == "[DONE]" {
             return Ok(());
         }
-        let mut data: Event<'_> = serde_json::from_str(&event.data).map_err(|e| {
+        let mut data: Event<'_> = serde_json::from_str(&body).map_err(|e| {
             ProviderError::new(self.provider, LlmErrorKind::Decode, format!("stream event is not JSON: {e}"))
         })?;
         let kind = data.kind.take();
@@ -315,7 +316,7 @@ impl StreamMapper for ResponsesMapper {
                 return Err(stream_error(self.provider, &serde_json::json!({ "error": error })));
             }
             "error" => {
-                let whole: Value = serde_json::from_str(&event.data).unwrap_or_default();
+                let whole: Value = serde_json::from_str(&body).unwrap_or_default();
                 return Err(stream_error(self.provider, &whole));
             }
             other => tracing::trace!(event = other, "skipping Responses stream event"),

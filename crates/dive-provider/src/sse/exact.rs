@@ -14,8 +14,11 @@ const MAX_DIGITS: usize = 18;
 ///
 /// Every method returns `None` (and leaves the cursor where it was) when the text does not
 /// continue as asked. What it does accept, it reads as serde_json would: a string's escapes
-/// are decoded by serde_json itself, and a string holding a control character or a bad escape,
-/// which is not JSON, is refused.
+/// are decoded as serde_json decodes them, and a string holding a control character or a bad
+/// escape, which is not JSON, is refused.
+///
+/// It reads bytes (an [`SseEvent`](crate::SseEvent)'s data, or a `str`), and checks as UTF-8
+/// only the strings it hands out; the bytes it moves over are compared, never decoded.
 ///
 /// ```
 /// use dive_provider::ExactJson;
@@ -28,19 +31,19 @@ const MAX_DIGITS: usize = 18;
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct ExactJson<'a> {
-    text: &'a str,
+    text: &'a [u8],
     at: usize,
 }
 
 impl<'a> ExactJson<'a> {
-    /// A cursor at the start of `text`.
+    /// A cursor at the start of `text` (a `str`, a byte slice or a `Vec<u8>`).
     #[must_use]
-    pub fn new(text: &'a str) -> Self {
-        Self { text, at: 0 }
+    pub fn new<T: AsRef<[u8]> + ?Sized>(text: &'a T) -> Self {
+        Self { text: text.as_ref(), at: 0 }
     }
 
     fn rest_bytes(&self) -> &'a [u8] {
-        self.text.as_bytes().get(self.at..).unwrap_or_default()
+        self.text.get(self.at..).unwrap_or_default()
     }
 
     /// Moves over `literal`, byte for byte.
@@ -51,6 +54,7 @@ impl<'a> ExactJson<'a> {
 
     /// Moves over an object key without escapes (`"name"`, not the colon after it) and returns
     /// the name, so a caller can `match` on it instead of trying each key it knows in turn.
+    /// A name that is not UTF-8 is `None`.
     ///
     /// ```
     /// use dive_provider::ExactJson;
@@ -65,7 +69,7 @@ impl<'a> ExactJson<'a> {
         if *body.get(len)? != b'"' {
             return None;
         }
-        let name = self.text.get(self.at + 1..self.at + 1 + len)?;
+        let name = std::str::from_utf8(self.text.get(self.at + 1..self.at + 1 + len)?).ok()?;
         self.at += len + 2;
         Some(name)
     }
@@ -87,16 +91,23 @@ impl<'a> ExactJson<'a> {
     }
 
     /// Moves over a JSON string and returns its value: borrowed from the text when it holds no
-    /// escape, decoded by serde_json when it does.
+    /// escape, decoded when it does. A string that is not UTF-8 is `None`.
     pub fn string(&mut self) -> Option<Cow<'a, str>> {
-        Some(match self.string_at()? {
-            ExactStr::At(range) => Cow::Borrowed(self.text.get(range)?),
-            ExactStr::Decoded(text) => Cow::Owned(text),
-        })
+        let before = self.at;
+        let value = match self.string_at()? {
+            ExactStr::At(range) => std::str::from_utf8(self.text.get(range)?).ok().map(Cow::Borrowed),
+            ExactStr::Decoded(text) => Some(Cow::Owned(text)),
+        };
+        if value.is_none() {
+            self.at = before;
+        }
+        value
     }
 
     /// [`string`](Self::string) as an [`ExactStr`], which holds no borrow of the text: a
-    /// caller that owns the text can then take the value out of its buffer.
+    /// caller that owns the text can then take the value out of its buffer. A value without
+    /// escapes is not checked as UTF-8 here but where it is taken out ([`ExactStr`] says how);
+    /// one with escapes that is not UTF-8 is `None`.
     pub fn string_at(&mut self) -> Option<ExactStr> {
         let body = self.rest_bytes().strip_prefix(b"\"")?;
         let mut escaped = false;
@@ -165,14 +176,14 @@ fn plain_prefix(bytes: &[u8]) -> usize {
 
 /// The value of a JSON string's body (between its quotes) that holds escapes, decoded as
 /// serde_json decodes it; `None` for what serde_json refuses (an unknown escape, a surrogate
-/// escape without its pair), which the caller then leaves to serde_json.
-fn unescape(body: &str) -> Option<String> {
-    let bytes = body.as_bytes();
-    let mut out = String::with_capacity(body.len());
+/// escape without its pair) and for bytes that are not UTF-8, which the caller then leaves to
+/// serde_json.
+fn unescape(bytes: &[u8]) -> Option<String> {
+    let mut out = String::with_capacity(bytes.len());
     let (mut from, mut i) = (0, 0);
     while let Some(offset) = memchr::memchr(b'\\', &bytes[i..]) {
         let at = i + offset;
-        out.push_str(body.get(from..at)?);
+        out.push_str(std::str::from_utf8(bytes.get(from..at)?).ok()?);
         let (c, len) = match *bytes.get(at + 1)? {
             b'"' => ('"', 2),
             b'\\' => ('\\', 2),
@@ -189,7 +200,7 @@ fn unescape(body: &str) -> Option<String> {
         i = at + len;
         from = i;
     }
-    out.push_str(body.get(from..)?);
+    out.push_str(std::str::from_utf8(bytes.get(from..)?).ok()?);
     Some(out)
 }
 
@@ -219,6 +230,10 @@ fn hex4(digits: &[u8]) -> Option<u16> {
 
 /// A string [`ExactJson::string_at`] read: where it stands in the text (it held no escape), or
 /// its decoded value.
+///
+/// A value that stands in the text is checked as UTF-8 when it is taken out, and decoded as an
+/// event stream is (bytes that are not UTF-8 become U+FFFD), so reading a text exactly gives
+/// what decoding the whole text first and then parsing it would.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ExactStr {
@@ -229,8 +244,8 @@ pub enum ExactStr {
 }
 
 impl ExactStr {
-    /// The value, borrowed: from `text` (the text the cursor read) when it stands there, else
-    /// the decoded value.
+    /// The value, borrowed from `text` (the text the cursor read) when it stands there and is
+    /// UTF-8, else owned.
     ///
     /// ```
     /// use dive_provider::ExactJson;
@@ -240,17 +255,19 @@ impl ExactStr {
     /// assert_eq!(j.string_at().unwrap().as_str_in(data), "hello");
     /// ```
     #[must_use]
-    pub fn as_str_in<'t>(&'t self, text: &'t str) -> &'t str {
+    pub fn as_str_in<'t, T: AsRef<[u8]> + ?Sized>(&'t self, text: &'t T) -> Cow<'t, str> {
         match self {
-            ExactStr::At(range) => text.get(range.clone()).unwrap_or_default(),
-            ExactStr::Decoded(value) => value,
+            ExactStr::At(range) => {
+                String::from_utf8_lossy(text.as_ref().get(range.clone()).unwrap_or_default())
+            }
+            ExactStr::Decoded(value) => Cow::Borrowed(value),
         }
     }
 
     /// The value as a new `String`, copied out of `text` (the text the cursor read).
     #[must_use]
-    pub fn to_string_in(&self, text: &str) -> String {
-        self.as_str_in(text).to_owned()
+    pub fn to_string_in<T: AsRef<[u8]> + ?Sized>(&self, text: &T) -> String {
+        self.as_str_in(text).into_owned()
     }
 
     /// The value, taken out of `text` (the text the cursor read), which is left empty: a value
@@ -259,19 +276,22 @@ impl ExactStr {
     ///
     /// ```
     /// use dive_provider::ExactJson;
-    /// let mut data = String::from(r#"{"text":"hello"}"#);
+    /// let mut data = br#"{"text":"hello"}"#.to_vec();
     /// let mut j = ExactJson::new(&data);
     /// j.lit(r#"{"text":"#).unwrap();
     /// let text = j.string_at().unwrap();
     /// assert_eq!(text.take_from(&mut data), "hello");
     /// assert!(data.is_empty());
     /// ```
-    pub fn take_from(self, text: &mut String) -> String {
+    pub fn take_from(self, text: &mut Vec<u8>) -> String {
         match self {
             ExactStr::At(range) => {
                 text.truncate(range.end);
-                text.replace_range(..range.start, "");
-                std::mem::take(text)
+                text.drain(..range.start);
+                match String::from_utf8(std::mem::take(text)) {
+                    Ok(value) => value,
+                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                }
             }
             ExactStr::Decoded(value) => {
                 text.clear();
@@ -357,6 +377,31 @@ mod tests {
             let first = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len());
             proptest::prop_assert_eq!(plain_prefix(&bytes), first);
         }
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_decoded_only_where_a_value_is_taken_out() {
+        // As decoding the whole data first (U+FFFD for what is not UTF-8) and then parsing it.
+        let mut data = b"{\"text\":\"caf\xC3!\"}".to_vec();
+        let mut j = ExactJson::new(&data);
+        j.lit(r#"{"text":"#).unwrap();
+        let value = j.string_at().unwrap();
+        assert!(j.lit("}").is_some() && j.is_end());
+        assert_eq!(value.as_str_in(&data), "caf\u{fffd}!");
+        assert_eq!(value.to_string_in(&data), "caf\u{fffd}!");
+        assert_eq!(value.take_from(&mut data), "caf\u{fffd}!");
+        assert!(data.is_empty());
+        let mut data = b"{\"t\":\"ok \xE6\x97\xA5\"}".to_vec();
+        let mut j = ExactJson::new(&data);
+        j.lit(r#"{"t":"#).unwrap();
+        assert_eq!(j.string_at().unwrap().take_from(&mut data), "ok \u{65e5}");
+        // What cannot be borrowed as a str is refused, and the cursor stays.
+        let mut j = ExactJson::new(b"\"caf\xC3\"");
+        assert_eq!(j.string(), None);
+        assert_eq!(j.position(), 0);
+        assert_eq!(ExactJson::new(b"\"k\xC3\":1").key(), None);
+        assert_eq!(ExactJson::new(b"\"\\n\xC3\"").string_at(), None);
+        assert_eq!(ExactJson::new(b"\"\\n\xC3\"").string(), None);
     }
 
     #[test]

@@ -3,7 +3,6 @@
 //! start of an unfinished line waits in one buffer and only the new bytes are searched for its
 //! end, so reads of any size cost time linear in the stream.
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
 use memchr::{memchr, memchr2};
@@ -61,29 +60,31 @@ impl Default for Framer {
 }
 
 impl Framer {
-    /// Parses `bytes`, the next read of the stream, and queues every event it completes.
+    /// Reads `bytes`, one read of the stream, from `*at` until a blank line dispatches an
+    /// event, which is returned with `*at` just past that line. When the read runs out first,
+    /// its unfinished last line waits for the next read, `*at` is `bytes.len()` and the answer
+    /// is `Ok(None)`. A read is handed in again from where it stopped until it runs out: most
+    /// reads hold one event, which then goes to the caller without a queue.
     ///
     /// # Errors
     /// [`EventTooLarge`] when the event being read outgrows [`MAX_EVENT_BYTES`]; the parser
     /// must not be fed again.
-    pub(crate) fn feed(&mut self, bytes: &[u8], out: &mut VecDeque<SseEvent>) -> Result<(), EventTooLarge> {
-        let mut rest = bytes;
-        if self.after_cr && !rest.is_empty() {
+    pub(crate) fn next_event(
+        &mut self,
+        bytes: &[u8],
+        at: &mut usize,
+    ) -> Result<Option<SseEvent>, EventTooLarge> {
+        // `after_cr` is only set when a read ran out, so a byte here starts the next read.
+        if self.after_cr
+            && let Some(&first) = bytes.get(*at)
+        {
             self.after_cr = false;
-            if rest[0] == b'\n' {
-                rest = &rest[1..];
+            if first == b'\n' {
+                *at += 1;
             }
         }
+        let mut rest = bytes.get(*at..).unwrap_or_default();
         while let Some(end) = line_end(rest) {
-            if self.partial.is_empty() {
-                self.line(&rest[..end], out);
-            } else {
-                let mut line = std::mem::take(&mut self.partial);
-                line.extend_from_slice(&rest[..end]);
-                self.line(&line, out);
-                line.clear();
-                self.partial = line;
-            }
             let mut next = end + 1;
             if rest[end] == b'\r' {
                 match rest.get(next) {
@@ -92,11 +93,44 @@ impl Framer {
                     None => self.after_cr = true,
                 }
             }
+            let event = if self.partial.is_empty() {
+                self.line(&rest[..end])
+            } else {
+                let mut line = std::mem::take(&mut self.partial);
+                line.extend_from_slice(&rest[..end]);
+                let event = self.line(&line);
+                line.clear();
+                self.partial = line;
+                event
+            };
+            *at += next;
             rest = &rest[next..];
+            if event.is_some() {
+                return Ok(event);
+            }
         }
         self.partial.extend_from_slice(rest);
+        *at = bytes.len();
         if self.partial.len() + self.data.len() > MAX_EVENT_BYTES {
             return Err(EventTooLarge);
+        }
+        Ok(None)
+    }
+
+    /// Parses a whole read and queues every event it completes ([`next_event`](Self::next_event)
+    /// until the read runs out).
+    ///
+    /// # Errors
+    /// As [`next_event`](Self::next_event).
+    #[cfg(test)]
+    pub(crate) fn feed(
+        &mut self,
+        bytes: &[u8],
+        out: &mut std::collections::VecDeque<SseEvent>,
+    ) -> Result<(), EventTooLarge> {
+        let mut at = 0;
+        while let Some(event) = self.next_event(bytes, &mut at)? {
+            out.push_back(event);
         }
         Ok(())
     }
@@ -105,42 +139,45 @@ impl Framer {
     /// is interpreted as if its line end had arrived, and an event still waiting for its blank
     /// line is dispatched. (The standard discards both; that is what dropping the parser
     /// without calling this does.)
-    pub(crate) fn finish(&mut self, out: &mut VecDeque<SseEvent>) {
+    pub(crate) fn finish(&mut self) -> Option<SseEvent> {
         if !self.partial.is_empty() {
             let line = std::mem::take(&mut self.partial);
-            self.line(&line, out);
+            if let Some(event) = self.line(&line) {
+                return Some(event);
+            }
         }
-        self.dispatch(out);
+        self.dispatch()
     }
 
-    /// Interprets one line (without its line end).
-    fn line(&mut self, mut line: &[u8], out: &mut VecDeque<SseEvent>) {
+    /// Interprets one line (without its line end); a blank line dispatches.
+    fn line(&mut self, mut line: &[u8]) -> Option<SseEvent> {
         if self.first_line {
             self.first_line = false;
             line = line.strip_prefix(BOM).unwrap_or(line);
         }
         if line.is_empty() {
-            return self.dispatch(out);
+            return self.dispatch();
         }
         // The two fields of nearly every line are known by their first bytes (the first colon
         // of such a line is the one after the name); any other line is searched for its colon.
-        let (name, value): (&[u8], &[u8]) = if let Some(value) = line.strip_prefix(b"data:") {
-            (b"data", value)
+        if let Some(value) = line.strip_prefix(b"data:") {
+            self.push_data(field_value(value));
         } else if let Some(value) = line.strip_prefix(b"event:") {
-            (b"event", value)
+            self.event_type = self.name(field_value(value));
         } else {
             match memchr(b':', line) {
-                Some(0) => return, // a comment
-                Some(colon) => (&line[..colon], &line[colon + 1..]),
-                None => (line, b""),
+                Some(0) => {} // a comment
+                Some(colon) => self.other_field(&line[..colon], field_value(&line[colon + 1..])),
+                None => self.other_field(line, b""),
             }
-        };
-        let value = value.strip_prefix(b" ").unwrap_or(value);
+        }
+        None
+    }
+
+    /// A field other than `data` and `event` (which [`line`](Self::line) reads itself).
+    fn other_field(&mut self, name: &[u8], value: &[u8]) {
         match name {
-            b"data" => {
-                self.data.extend_from_slice(value);
-                self.data.push(b'\n');
-            }
+            b"data" => self.push_data(value),
             b"event" => self.event_type = self.name(value),
             b"id" if !value.contains(&0) => self.last_id = text(value),
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
@@ -151,6 +188,12 @@ impl Framer {
             }
             _ => {}
         }
+    }
+
+    /// A `data` field: its value and a LF join the data buffer.
+    fn push_data(&mut self, value: &[u8]) {
+        self.data.extend_from_slice(value);
+        self.data.push(b'\n');
     }
 
     /// The event type an `event:` field sets: the last name again when it is the same (shared,
@@ -165,22 +208,25 @@ impl Framer {
         Some(self.last_name.clone())
     }
 
-    /// A blank line: dispatch the event if it has data, and reset the buffers either way.
-    fn dispatch(&mut self, out: &mut VecDeque<SseEvent>) {
+    /// A blank line: the event if it has data; the buffers are reset either way.
+    fn dispatch(&mut self) -> Option<SseEvent> {
+        let event_type = self.event_type.take();
         if self.data.is_empty() {
-            self.event_type = None;
-            return;
+            return None;
         }
         self.data.pop(); // the LF after the last data line
         // The next event likely has a size like this one (its line end included): room for a
         // little more, so a slightly longer one is not copied to grow; capped.
         let keep = (self.data.len() + 2).next_power_of_two().min(64 * 1024);
         let data = std::mem::replace(&mut self.data, Vec::with_capacity(keep));
-        let data =
-            String::from_utf8(data).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        let event = self.event_type.take().unwrap_or_else(|| self.message.clone());
-        out.push_back(SseEvent { event, data, id: self.last_id.clone(), retry: self.retry });
+        let event = event_type.unwrap_or_else(|| self.message.clone());
+        Some(SseEvent { event, data, id: self.last_id.clone(), retry: self.retry })
     }
+}
+
+/// A field's value without the one space the standard lets follow the colon.
+fn field_value(value: &[u8]) -> &[u8] {
+    value.strip_prefix(b" ").unwrap_or(value)
 }
 
 /// A field value as text: bytes that are not UTF-8 become U+FFFD.

@@ -13,7 +13,7 @@ pub type Fields = (String, String, String, Option<Duration>);
 
 /// The fields of one event.
 pub fn fields(e: &SseEvent) -> Fields {
-    (e.event.to_string(), e.data.clone(), e.id.clone(), e.retry)
+    (e.event.to_string(), e.text().into_owned(), e.id.clone(), e.retry)
 }
 
 /// `stream` through `decode_sse`, cut before each offset in `cuts` (taken modulo the length
