@@ -195,7 +195,7 @@ impl ChunkDecoder {
             return Ok(());
         }
         // Past the byte-shape path, the data is decoded once (as the standard decodes it).
-        let body = String::from_utf8_lossy(data);
+        let body = dive_provider::decode_text(data);
         let data: &str = &body;
         let mut v: Response<'_> = match serde_json::from_str(data) {
             Ok(v) => v,

@@ -56,7 +56,23 @@ impl SseEvent {
     /// ```
     #[must_use]
     pub fn text(&self) -> Cow<'_, str> {
-        String::from_utf8_lossy(&self.data)
+        decode_text(&self.data)
+    }
+}
+
+/// Bytes as text, decoded as the standard decodes an event stream: what is not UTF-8 becomes
+/// U+FFFD. Borrowed when the bytes are UTF-8.
+///
+/// ```
+/// assert_eq!(dive_provider::decode_text(b"ok"), "ok");
+/// assert_eq!(dive_provider::decode_text(b"\xFF!"), "\u{fffd}!");
+/// ```
+#[must_use]
+pub fn decode_text(bytes: &[u8]) -> Cow<'_, str> {
+    // The standard library's check is the fast one; the lossy decoder only for what fails it.
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
     }
 }
 
