@@ -26,7 +26,7 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     /// Moves over `"name"` and the colon after it; returns the name.
-    fn key(&mut self) -> Option<&'a str> {
+    fn key(&mut self) -> Option<&'a [u8]> {
         let name = self.j.key()?;
         self.j.lit(self.colon)?;
         Some(name)
@@ -39,7 +39,7 @@ impl<'a> Cursor<'a> {
 
     /// Reads `{`, then comma-separated members each read by `member` (which gets the key, with
     /// the cursor at its value), then `}`. `member` returns `None` to give up.
-    fn object(&mut self, mut member: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+    fn object(&mut self, mut member: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
         self.lit("{")?;
         if self.lit("}").is_some() {
             return Some(());
@@ -82,14 +82,14 @@ pub(super) fn exact_text(data: &[u8]) -> Option<TextChunk> {
     let mut usage = None;
     while c.lit(",").is_some() {
         let bit = match c.key()? {
-            "usageMetadata" => {
+            b"usageMetadata" => {
                 once(&mut seen, 1)?;
                 usage = Some(usage_metadata(&mut c)?);
                 continue;
             }
-            "modelVersion" => 2,
-            "responseId" => 4,
-            "createTime" => 8,
+            b"modelVersion" => 2,
+            b"responseId" => 4,
+            b"createTime" => 8,
             _ => return None,
         };
         once(&mut seen, bit)?;
@@ -104,17 +104,17 @@ fn candidate(c: &mut Cursor<'_>) -> Option<ExactStr> {
     let mut text = None;
     let mut seen = 0u32;
     c.object(|c, key| match key {
-        "content" => {
+        b"content" => {
             once(&mut seen, 1)?;
             text = Some(content(c)?);
             Some(())
         }
-        "index" => {
+        b"index" => {
             once(&mut seen, 2)?;
             c.j.uint().map(drop)
         }
         // Streams repeat an empty `groundingMetadata` on every chunk before the real one.
-        "groundingMetadata" => {
+        b"groundingMetadata" => {
             once(&mut seen, 4)?;
             c.lit("{}")
         }
@@ -128,14 +128,14 @@ fn content(c: &mut Cursor<'_>) -> Option<ExactStr> {
     let mut text = None;
     let mut seen = 0u32;
     c.object(|c, key| match key {
-        "parts" => {
+        b"parts" => {
             once(&mut seen, 1)?;
             c.lit("[{")?;
-            (c.key()? == "text").then_some(())?;
+            (c.key()? == b"text").then_some(())?;
             text = Some(c.j.string_at()?);
             c.lit("}]")
         }
-        "role" => {
+        b"role" => {
             once(&mut seen, 2)?;
             c.lit(r#""model""#)
         }
@@ -163,7 +163,7 @@ fn usage_metadata(c: &mut Cursor<'_>) -> Option<UsageMetadata> {
     let mut u = UsageMetadata::default();
     let mut seen = 0u32;
     c.object(|c, key| {
-        if let Some(at) = COUNTERS.iter().position(|k| *k == key) {
+        if let Some(at) = COUNTERS.iter().position(|k| k.as_bytes() == key) {
             once(&mut seen, 1 << at)?;
             let n = c.j.uint()?;
             match at {
@@ -175,10 +175,10 @@ fn usage_metadata(c: &mut Cursor<'_>) -> Option<UsageMetadata> {
                 _ => u.total_token_count = Some(n),
             }
             Some(())
-        } else if let Some(at) = DETAILS.iter().position(|k| *k == key) {
+        } else if let Some(at) = DETAILS.iter().position(|k| k.as_bytes() == key) {
             once(&mut seen, 1 << (COUNTERS.len() + at))?;
             modality_counts(c)
-        } else if key == "trafficType" {
+        } else if key == b"trafficType" {
             once(&mut seen, 1 << (COUNTERS.len() + DETAILS.len()))?;
             c.j.string_at().map(drop)
         } else {
@@ -193,10 +193,10 @@ fn modality_counts(c: &mut Cursor<'_>) -> Option<()> {
     c.lit("[")?;
     loop {
         c.lit("{")?;
-        (c.key()? == "modality").then_some(())?;
+        (c.key()? == b"modality").then_some(())?;
         c.j.string_at()?;
         if c.lit(",").is_some() {
-            (c.key()? == "tokenCount").then_some(())?;
+            (c.key()? == b"tokenCount").then_some(())?;
             c.j.uint()?;
         }
         c.lit("}")?;

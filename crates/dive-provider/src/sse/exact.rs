@@ -53,23 +53,24 @@ impl<'a> ExactJson<'a> {
     }
 
     /// Moves over an object key without escapes (`"name"`, not the colon after it) and returns
-    /// the name, so a caller can `match` on it instead of trying each key it knows in turn.
-    /// A name that is not UTF-8 is `None`.
+    /// the name's bytes, so a caller can `match` on it (`b"index" => …`) instead of trying
+    /// each key it knows in turn. The name is not checked as UTF-8: a key a caller knows is
+    /// ASCII, and comparing it is the check.
     ///
     /// ```
     /// use dive_provider::ExactJson;
     /// let mut j = ExactJson::new(r#""index":3"#);
-    /// assert_eq!(j.key(), Some("index"));
+    /// assert_eq!(j.key(), Some(&b"index"[..]));
     /// assert!(j.lit(":").is_some());
     /// assert_eq!(ExactJson::new(r#""in\u0064ex":3"#).key(), None); // an escape: not exact
     /// ```
-    pub fn key(&mut self) -> Option<&'a str> {
+    pub fn key(&mut self) -> Option<&'a [u8]> {
         let body = self.rest_bytes().strip_prefix(b"\"")?;
         let len = plain_prefix(body);
         if *body.get(len)? != b'"' {
             return None;
         }
-        let name = std::str::from_utf8(self.text.get(self.at + 1..self.at + 1 + len)?).ok()?;
+        let name = self.text.get(self.at + 1..self.at + 1 + len)?;
         self.at += len + 2;
         Some(name)
     }
@@ -257,9 +258,7 @@ impl ExactStr {
     #[must_use]
     pub fn as_str_in<'t, T: AsRef<[u8]> + ?Sized>(&'t self, text: &'t T) -> Cow<'t, str> {
         match self {
-            ExactStr::At(range) => {
-                String::from_utf8_lossy(text.as_ref().get(range.clone()).unwrap_or_default())
-            }
+            ExactStr::At(range) => super::decode_text(text.as_ref().get(range.clone()).unwrap_or_default()),
             ExactStr::Decoded(value) => Cow::Borrowed(value),
         }
     }
@@ -399,7 +398,6 @@ mod tests {
         let mut j = ExactJson::new(b"\"caf\xC3\"");
         assert_eq!(j.string(), None);
         assert_eq!(j.position(), 0);
-        assert_eq!(ExactJson::new(b"\"k\xC3\":1").key(), None);
         assert_eq!(ExactJson::new(b"\"\\n\xC3\"").string_at(), None);
         assert_eq!(ExactJson::new(b"\"\\n\xC3\"").string(), None);
     }
