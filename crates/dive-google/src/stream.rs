@@ -43,7 +43,7 @@ use crate::grounding::grounding_citations;
 use crate::meta::part_metadata;
 use crate::partial::PartialArgs;
 use crate::response::{FunctionCall, Part, PartialArg, Response};
-use exact::exact_text;
+use exact::TextShape;
 
 fn decode_error(message: String) -> ProviderError {
     ProviderError::new(PROVIDER, LlmErrorKind::Decode, message)
@@ -78,6 +78,8 @@ pub struct ChunkDecoder {
     metadata: Map<String, Value>,
     /// Every chunk through serde, never the text fast path (for the tests that compare them).
     serde_only: bool,
+    /// The text fast path, with the shape of the last text chunk it read.
+    text_shape: TextShape,
 }
 
 impl ChunkDecoder {
@@ -186,7 +188,7 @@ impl ChunkDecoder {
         if self.started
             && !self.stopped
             && !self.serde_only
-            && let Some(chunk) = exact_text(data)
+            && let Some(chunk) = self.text_shape.read(data)
         {
             if let Some(u) = chunk.usage.as_ref().filter(|u| u.total_token_count.is_some()) {
                 self.usage.apply_snapshot(&UsageReport::whole(decode_usage(u)));

@@ -66,7 +66,10 @@ pub use client::{HttpOptions, api_key_from_env};
 pub use error::{ProviderError, classify};
 pub use http::{check_status, check_status_with, request_id, retry_after};
 pub use retry::{RetryAttempt, RetryHook, RetryPolicy};
-pub use sse::{EventName, ExactJson, ExactStr, SseEvent, decode_sse, decode_text, response_sse};
+pub use sse::{
+    EventName, ExactJson, ExactShape, ExactStr, ShapeHoles, ShapeValue, SseEvent, decode_sse, decode_text,
+    response_sse,
+};
 pub use stream::{body_read_error, open_stream};
 
 /// The HTTP client crate, re-exported whole so users never hold two copies.

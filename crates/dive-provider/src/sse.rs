@@ -1,7 +1,9 @@
 //! Server-sent events: a byte stream framed by the event-stream parser of the HTML standard
 //! (`sse/framer.rs`, linear in the stream whatever the read sizes), mapped to
 //! [`ProviderError`]s; and [`ExactJson`] (`sse/exact.rs`), which lets a mapper read the
-//! fixed byte shape of a frequent event's data without the JSON parser.
+//! fixed byte shape of a frequent event's data without the JSON parser, and [`ExactShape`]
+//! (`sse/shape.rs`), which reads the next event of a shape a reader accepted by comparing runs
+//! of bytes.
 
 use std::borrow::Cow;
 use std::error::Error as StdError;
@@ -18,12 +20,14 @@ use crate::stream::body_read_error;
 mod exact;
 mod framer;
 mod name;
+mod shape;
 #[cfg(test)]
 mod tests;
 
 pub use exact::{ExactJson, ExactStr};
 use framer::{EventTooLarge, Framer, MAX_EVENT_BYTES};
 pub use name::EventName;
+pub use shape::{ExactShape, ShapeHoles, ShapeValue};
 
 /// One server-sent event.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

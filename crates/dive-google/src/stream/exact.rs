@@ -1,11 +1,13 @@
 //! The byte-shape fast path for Gemini text chunks: most of a stream is chunks whose one
 //! candidate carries one text part, in the shape the API writes every time (the whole usage so
 //! far, the model version and the response id repeated on each). Such a chunk is read here
-//! without the JSON parser. Anything else — another part, a finish reason, metadata, an
-//! unknown or repeated key, other spacing — falls back to the serde path in `stream.rs`; the
-//! property test below holds the two to the same answers.
+//! without the JSON parser, and once one has been read, the next ones of the same bytes around
+//! the text and the counters are read by comparing those bytes ([`TextShape`]). Anything else —
+//! another part, a finish reason, metadata, an unknown or repeated key, other spacing — falls
+//! back to the serde path in `stream.rs`; the property test below holds the two to the same
+//! answers.
 
-use dive_provider::{ExactJson, ExactStr};
+use dive_provider::{ExactJson, ExactShape, ExactStr, ShapeHoles, ShapeValue};
 
 use crate::response::UsageMetadata;
 
@@ -16,15 +18,60 @@ pub(super) struct TextChunk {
     pub usage: Option<UsageMetadata>,
 }
 
-/// An [`ExactJson`] cursor over one chunk, with the colon the chunk writes between a key and
-/// its value: the Gemini API writes `": "`, Vertex AI `":"`; one chunk uses one throughout.
-#[derive(Clone, Copy)]
-struct Cursor<'a> {
-    j: ExactJson<'a>,
-    colon: &'static str,
+/// The text's tag in the shape's holes; a counter's is 1 + its place in [`COUNTERS`].
+const TEXT: u8 = 0;
+
+/// The shape of the last text chunk [`exact_text`] read, to read the next ones of that shape.
+#[derive(Debug, Default)]
+pub(super) struct TextShape {
+    shape: ExactShape,
+    holes: ShapeHoles,
+    /// The learned chunk had a `usageMetadata`.
+    usage: bool,
 }
 
-impl<'a> Cursor<'a> {
+impl TextShape {
+    /// The text and usage of `data` when it is a text chunk: read by the learned shape when it
+    /// has it, else by [`exact_text`] (and its shape learned). `None` for any other chunk.
+    pub(super) fn read(&mut self, data: &[u8]) -> Option<TextChunk> {
+        let mut text = None;
+        let mut usage = self.usage.then(UsageMetadata::default);
+        let read = self.shape.read(data, |tag, value| {
+            match (value, usage.as_mut()) {
+                (ShapeValue::Str(s), _) if tag == TEXT => text = Some(s),
+                (ShapeValue::Uint(n), Some(u)) => set_counter(u, usize::from(tag).checked_sub(1)?, n),
+                _ => return None,
+            }
+            Some(())
+        });
+        if read.is_some()
+            && let Some(text) = text
+        {
+            return Some(TextChunk { text, usage });
+        }
+        self.holes.clear();
+        let chunk = exact_text(data, &mut self.holes);
+        match &chunk {
+            Some(chunk) => {
+                self.shape.learn(data, &self.holes);
+                self.usage = chunk.usage.is_some();
+            }
+            None => self.shape.forget(),
+        }
+        chunk
+    }
+}
+
+/// An [`ExactJson`] cursor over one chunk, with the colon the chunk writes between a key and
+/// its value (the Gemini API writes `": "`, Vertex AI `":"`; one chunk uses one throughout),
+/// recording the values it keeps as the holes of the chunk's shape.
+struct Cursor<'a, 'h> {
+    j: ExactJson<'a>,
+    colon: &'static str,
+    holes: &'h mut ShapeHoles,
+}
+
+impl<'a> Cursor<'a, '_> {
     /// Moves over `"name"` and the colon after it; returns the name.
     fn key(&mut self) -> Option<&'a [u8]> {
         let name = self.j.key()?;
@@ -70,11 +117,12 @@ fn once(seen: &mut u32, bit: u32) -> Option<()> {
 /// the usage counters (and their per-modality details and `trafficType`) in any order, the
 /// top-level keys after `candidates` (`usageMetadata`, `modelVersion`, `responseId`,
 /// `createTime`) in any order, each key at most once. `None` for anything else.
-pub(super) fn exact_text(data: &[u8]) -> Option<TextChunk> {
+/// The text and the counters are recorded in `holes`.
+pub(super) fn exact_text(data: &[u8], holes: &mut ShapeHoles) -> Option<TextChunk> {
     let mut j = ExactJson::new(data);
     j.lit(r#"{"candidates":"#)?;
     let colon = if j.lit(" ").is_some() { ": " } else { ":" };
-    let mut c = Cursor { j, colon };
+    let mut c = Cursor { j, colon, holes };
     c.lit("[")?;
     let text = candidate(&mut c)?;
     c.lit("]")?;
@@ -100,7 +148,7 @@ pub(super) fn exact_text(data: &[u8]) -> Option<TextChunk> {
 }
 
 /// `{"content": {"parts": [{"text": …}],"role": "model"},"index": 0}`: the text.
-fn candidate(c: &mut Cursor<'_>) -> Option<ExactStr> {
+fn candidate(c: &mut Cursor<'_, '_>) -> Option<ExactStr> {
     let mut text = None;
     let mut seen = 0u32;
     c.object(|c, key| match key {
@@ -124,7 +172,7 @@ fn candidate(c: &mut Cursor<'_>) -> Option<ExactStr> {
 }
 
 /// `{"parts": [{"text": …}],"role": "model"}`: the text.
-fn content(c: &mut Cursor<'_>) -> Option<ExactStr> {
+fn content(c: &mut Cursor<'_, '_>) -> Option<ExactStr> {
     let mut text = None;
     let mut seen = 0u32;
     c.object(|c, key| match key {
@@ -132,7 +180,7 @@ fn content(c: &mut Cursor<'_>) -> Option<ExactStr> {
             once(&mut seen, 1)?;
             c.lit("[{")?;
             (c.key()? == b"text").then_some(())?;
-            text = Some(c.j.string_at()?);
+            text = Some(c.holes.string(&mut c.j, TEXT)?);
             c.lit("}]")
         }
         b"role" => {
@@ -154,26 +202,33 @@ const COUNTERS: [&str; 6] = [
     "totalTokenCount",
 ];
 
+/// Sets the counter at `at` in [`COUNTERS`] (a place past them sets none).
+fn set_counter(u: &mut UsageMetadata, at: usize, n: u64) {
+    match at {
+        0 => u.prompt_token_count = n,
+        1 => u.cached_content_token_count = n,
+        2 => u.candidates_token_count = n,
+        3 => u.thoughts_token_count = n,
+        4 => u.tool_use_prompt_token_count = n,
+        5 => u.total_token_count = Some(n),
+        _ => {}
+    }
+}
+
 /// Its per-modality details (lists of counts the usage does not read).
 const DETAILS: [&str; 4] =
     ["promptTokensDetails", "cacheTokensDetails", "candidatesTokensDetails", "toolUsePromptTokensDetails"];
 
 /// A `usageMetadata` object of counters, per-modality details and `trafficType`.
-fn usage_metadata(c: &mut Cursor<'_>) -> Option<UsageMetadata> {
+fn usage_metadata(c: &mut Cursor<'_, '_>) -> Option<UsageMetadata> {
     let mut u = UsageMetadata::default();
     let mut seen = 0u32;
     c.object(|c, key| {
         if let Some(at) = COUNTERS.iter().position(|k| k.as_bytes() == key) {
             once(&mut seen, 1 << at)?;
-            let n = c.j.uint()?;
-            match at {
-                0 => u.prompt_token_count = n,
-                1 => u.cached_content_token_count = n,
-                2 => u.candidates_token_count = n,
-                3 => u.thoughts_token_count = n,
-                4 => u.tool_use_prompt_token_count = n,
-                _ => u.total_token_count = Some(n),
-            }
+            let tag = u8::try_from(at + 1).ok()?;
+            let n = c.holes.uint(&mut c.j, tag)?;
+            set_counter(&mut u, at, n);
             Some(())
         } else if let Some(at) = DETAILS.iter().position(|k| k.as_bytes() == key) {
             once(&mut seen, 1 << (COUNTERS.len() + at))?;
@@ -189,7 +244,7 @@ fn usage_metadata(c: &mut Cursor<'_>) -> Option<UsageMetadata> {
 }
 
 /// `[{"modality": "TEXT","tokenCount": 17},…]` (the count left out when zero).
-fn modality_counts(c: &mut Cursor<'_>) -> Option<()> {
+fn modality_counts(c: &mut Cursor<'_, '_>) -> Option<()> {
     c.lit("[")?;
     loop {
         c.lit("{")?;
@@ -213,33 +268,39 @@ mod tests {
     use super::*;
     use crate::stream::ChunkDecoder;
 
-    /// Both paths from the same start: a first chunk, then `data`.
-    fn run(exact: bool, data: &str) -> Result<Vec<dive_core::StreamEvent>, String> {
+    /// Both paths from the same start: a first chunk, then each of `data`.
+    fn run(exact: bool, data: &[&str]) -> Result<Vec<dive_core::StreamEvent>, String> {
         let mut d = ChunkDecoder::new();
         d.serde_only = !exact;
         d.chunk(r#"{"candidates": [{"content": {"parts": [{"text": "Hi"}],"role": "model"},"index": 0}],"responseId": "r1"}"#)
             .unwrap();
-        let mut events = d.chunk(data).map_err(|e| e.message)?;
-        // The usage the chunk left behind shows on the stop that follows.
+        let mut events = Vec::new();
+        for data in data {
+            events.extend(d.chunk(data).map_err(|e| e.message)?);
+        }
+        // The usage the chunks left behind shows on the stop that follows.
         events.extend(d.chunk(r#"{"candidates": [{"content": {"parts": [{"text": ""}],"role": "model"},"finishReason": "STOP"}]}"#).unwrap());
         Ok(events)
     }
 
-    fn usage(keys: &[usize]) -> String {
-        let members: Vec<&str> = keys
+    /// A `usageMetadata` of the counters `keys` (`8`: a number JSON does not allow), each
+    /// count `bump` more.
+    fn usage(keys: &[usize], bump: u64) -> String {
+        let members: Vec<String> = keys
             .iter()
             .map(|k| match k {
-                0 => r#""promptTokenCount": 17"#,
-                1 => r#""candidatesTokenCount": 29"#,
-                2 => r#""totalTokenCount": 469"#,
+                0 => format!(r#""promptTokenCount": {}"#, 17 + bump),
+                1 => format!(r#""candidatesTokenCount": {}"#, 29 + bump),
+                2 => format!(r#""totalTokenCount": {}"#, 469 + bump),
                 3 => {
                     r#""promptTokensDetails": [{"modality": "TEXT","tokenCount": 17},{"modality": "IMAGE"}]"#
+                        .to_owned()
                 }
-                4 => r#""thoughtsTokenCount": 319"#,
-                5 => r#""toolUsePromptTokenCount": 104"#,
-                6 => r#""cachedContentTokenCount": 3"#,
-                7 => r#""trafficType": "ON_DEMAND""#,
-                _ => r#""candidatesTokenCount": 01"#,
+                4 => format!(r#""thoughtsTokenCount": {}"#, 319 + bump),
+                5 => format!(r#""toolUsePromptTokenCount": {}"#, 104 + bump),
+                6 => format!(r#""cachedContentTokenCount": {}"#, 3 + bump),
+                7 => r#""trafficType": "ON_DEMAND""#.to_owned(),
+                _ => r#""candidatesTokenCount": 01"#.to_owned(),
             })
             .collect();
         format!("{{{}}}", members.join(","))
@@ -248,35 +309,40 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(1500))]
 
+        /// A chunk, and the same chunk again with other text and counts (read by the learned
+        /// shape), decode as serde decodes them.
         #[test]
         fn the_fast_path_agrees_with_serde(
             text in proptest::collection::vec((any::<char>(), any::<bool>()), 0..16),
+            next_text in proptest::collection::vec((any::<char>(), any::<bool>()), 0..16),
+            bump in 0u64..2000,
             candidate_keys in proptest::collection::vec(0usize..5, 1..4),
             usage_keys in proptest::collection::vec(0usize..9, 0..6),
             top_keys in proptest::collection::vec(0usize..5, 0..4),
             compact in any::<bool>(),
         ) {
-            let parts = format!(r#""parts": [{{"text": {}}}],"role": "model""#, dive_test::json_string_escaping(&text));
-            let candidate: Vec<String> = candidate_keys.iter().map(|k| match k {
-                0 | 1 => format!(r#""content": {{{parts}}}"#),
-                2 => r#""index": 0"#.to_owned(),
-                3 => r#""groundingMetadata": {}"#.to_owned(),
-                _ => r#""finishReason": "STOP""#.to_owned(),
-            }).collect();
-            let top: Vec<String> = top_keys.iter().map(|k| match k {
-                0 => format!(r#""usageMetadata": {}"#, usage(&usage_keys)),
-                1 => r#""modelVersion": "gemini-2.5-pro""#.to_owned(),
-                2 => r#""responseId": "wld8aaaZGLGwqtsPqv7A4AI""#.to_owned(),
-                3 => r#""createTime": "2026-12-02T10:00:00Z""#.to_owned(),
-                _ => r#""promptFeedback": {"blockReason": "SAFETY"}"#.to_owned(),
-            }).collect();
-            let mut members = vec![format!(r#""candidates": [{{{}}}]"#, candidate.join(","))];
-            members.extend(top.iter().cloned());
-            let mut data = format!("{{{}}}", members.join(","));
-            if compact {
-                data = data.replace("\": ", "\":");
-            }
-            prop_assert_eq!(run(true, &data), run(false, &data), "{}", data);
+            let chunk = |text: &[(char, bool)], bump: u64| {
+                let parts = format!(r#""parts": [{{"text": {}}}],"role": "model""#, dive_test::json_string_escaping(text));
+                let candidate: Vec<String> = candidate_keys.iter().map(|k| match k {
+                    0 | 1 => format!(r#""content": {{{parts}}}"#),
+                    2 => r#""index": 0"#.to_owned(),
+                    3 => r#""groundingMetadata": {}"#.to_owned(),
+                    _ => r#""finishReason": "STOP""#.to_owned(),
+                }).collect();
+                let top: Vec<String> = top_keys.iter().map(|k| match k {
+                    0 => format!(r#""usageMetadata": {}"#, usage(&usage_keys, bump)),
+                    1 => r#""modelVersion": "gemini-2.5-pro""#.to_owned(),
+                    2 => r#""responseId": "wld8aaaZGLGwqtsPqv7A4AI""#.to_owned(),
+                    3 => r#""createTime": "2026-12-02T10:00:00Z""#.to_owned(),
+                    _ => r#""promptFeedback": {"blockReason": "SAFETY"}"#.to_owned(),
+                }).collect();
+                let mut members = vec![format!(r#""candidates": [{{{}}}]"#, candidate.join(","))];
+                members.extend(top.iter().cloned());
+                let data = format!("{{{}}}", members.join(","));
+                if compact { data.replace("\": ", "\":") } else { data }
+            };
+            let (data, next) = (chunk(&text, 0), chunk(&next_text, bump));
+            prop_assert_eq!(run(true, &[&data, &next]), run(false, &[&data, &next]), "{} then {}", data, next);
             let unique = |keys: &[usize], alias: fn(usize) -> usize| {
                 let mut k: Vec<usize> = keys.iter().map(|&k| alias(k)).collect();
                 k.sort_unstable();
@@ -290,7 +356,11 @@ mod tests {
                 && top_keys.iter().all(|&k| k < 4)
                 && (!top_keys.contains(&0) || (unique(&usage_keys, |k| k) && usage_keys.iter().all(|&k| k < 8)));
             if expected {
-                prop_assert!(exact_text(data.as_bytes()).is_some(), "the fast path refused {}", data);
+                prop_assert!(exact_text(data.as_bytes(), &mut ShapeHoles::default()).is_some(), "the fast path refused {}", data);
+                let mut shape = TextShape::default();
+                shape.read(data.as_bytes()).unwrap();
+                let read = shape.read(next.as_bytes());
+                prop_assert!(read.is_some(), "the learned shape refused {} after {}", next, data);
             }
         }
     }
@@ -298,11 +368,11 @@ mod tests {
     #[test]
     fn the_recorded_text_chunk_takes_the_fast_path() {
         let data = r#"{"candidates": [{"content": {"parts": [{"text": "San Francisco, CA** - Residents"}],"role": "model"},"index": 0,"groundingMetadata": {}}],"usageMetadata": {"promptTokenCount": 17,"candidatesTokenCount": 54,"totalTokenCount": 494,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 17}],"toolUsePromptTokenCount": 104,"toolUsePromptTokensDetails": [{"modality": "TEXT","tokenCount": 104}],"thoughtsTokenCount": 319},"modelVersion": "gemini-2.5-pro","responseId": "wld8aaaZGLGwqtsPqv7A4AI"}"#;
-        let chunk = exact_text(data.as_bytes()).unwrap();
+        let chunk = exact_text(data.as_bytes(), &mut ShapeHoles::default()).unwrap();
         assert_eq!(chunk.text.to_string_in(data), "San Francisco, CA** - Residents");
         let usage = chunk.usage.unwrap();
         assert_eq!((usage.prompt_token_count, usage.total_token_count), (17, Some(494)));
         assert_eq!((usage.thoughts_token_count, usage.tool_use_prompt_token_count), (319, 104));
-        assert_eq!(run(true, data), run(false, data));
+        assert_eq!(run(true, &[data, data]), run(false, &[data, data]));
     }
 }

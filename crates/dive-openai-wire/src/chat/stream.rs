@@ -26,7 +26,7 @@ use crate::chat::usage::typed_cost;
 use crate::dialect::Dialect;
 
 mod exact;
-use exact::exact_content;
+use exact::ContentShape;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Simple {
@@ -55,6 +55,8 @@ pub struct ChatMapper {
     /// Text chunks in the API's own byte shape skip the JSON parser (off in the tests that
     /// hold that path to the serde one).
     exact: bool,
+    /// The shape of the last text chunk the fast path read.
+    content_shape: ContentShape,
 }
 
 /// Chat Completions stream events over a stream of SSE events.
@@ -78,6 +80,7 @@ impl ChatMapper {
             detail: None,
             saw_details: false,
             exact: true,
+            content_shape: ContentShape::default(),
         }
     }
 
@@ -220,7 +223,7 @@ impl StreamMapper for ChatMapper {
             && self.started
             && event.event != "error"
             && typed_reasoning(&self.dialect)
-            && let Some(text) = exact_content(&event.data)
+            && let Some(text) = self.content_shape.read(&event.data)
         {
             let text = text.take_from(&mut event.data);
             self.simple_delta(Simple::Text, text, out);

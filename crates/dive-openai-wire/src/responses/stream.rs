@@ -25,7 +25,7 @@ use crate::stream_error::stream_error;
 use crate::wire::text;
 
 mod exact;
-use exact::{DeltaKind, exact_delta};
+use exact::{DeltaKind, DeltaShape};
 
 /// A block's key: the output item index, and the content part index inside a message.
 type Key = (u64, Option<u64>);
@@ -43,6 +43,8 @@ pub struct ResponsesMapper {
     /// Delta events in the API's own byte shape skip the JSON parser (off in the tests that
     /// hold that path to the serde one).
     exact: bool,
+    /// The shape of the last delta event the fast path read.
+    delta_shape: DeltaShape,
 }
 
 /// Responses API stream events over a stream of SSE events.
@@ -96,6 +98,7 @@ impl ResponsesMapper {
             arguments_seen: Vec::new(),
             done: false,
             exact: true,
+            delta_shape: DeltaShape::default(),
         }
     }
 
@@ -215,7 +218,7 @@ impl StreamMapper for ResponsesMapper {
             return Ok(());
         }
         if self.exact
-            && let Some(d) = exact_delta(&event.data)
+            && let Some(d) = self.delta_shape.read(&event.data)
         {
             let output = d.output_index.unwrap_or(0);
             let text = d.delta.take_from(&mut event.data);

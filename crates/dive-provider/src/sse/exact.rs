@@ -52,6 +52,12 @@ impl<'a> ExactJson<'a> {
         self.rest_bytes().starts_with(literal.as_bytes()).then(|| self.at += literal.len())
     }
 
+    /// Moves over `bytes`, byte for byte ([`lit`](Self::lit) for bytes that need not be text).
+    #[inline]
+    pub(super) fn bytes(&mut self, bytes: &[u8]) -> Option<()> {
+        self.rest_bytes().starts_with(bytes).then(|| self.at += bytes.len())
+    }
+
     /// Moves over an object key without escapes (`"name"`, not the colon after it) and returns
     /// the name's bytes, so a caller can `match` on it (`b"index" => …`) instead of trying
     /// each key it knows in turn. The name is not checked as UTF-8: a key a caller knows is

@@ -3,9 +3,11 @@
 //! object of a few known keys the API writes the same way every time. Such an event is read
 //! here without the JSON parser, and its text cut out of the event's own buffer. Anything
 //! else — a nested value, an unknown key, a repeated key, whitespace — falls back to the serde
-//! path in `stream.rs`; the property test below holds the two to the same answers.
+//! path in `stream.rs`; the property test below holds the two to the same answers. Once an
+//! event has been read, the next ones of the same bytes around the delta, the indexes and the
+//! sequence number (the same item) are read by comparing those bytes ([`DeltaShape`]).
 
-use dive_provider::{ExactJson, ExactStr};
+use dive_provider::{ExactJson, ExactShape, ExactStr, ShapeHoles, ShapeValue};
 
 /// The delta events read here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +27,61 @@ const TYPES: [(&str, DeltaKind); 4] = [
     (r#"{"type":"response.refusal.delta""#, DeltaKind::Text),
 ];
 
+/// The tags of the values in the shape's holes.
+const DELTA: u8 = 0;
+const OUTPUT_INDEX: u8 = 1;
+const CONTENT_INDEX: u8 = 2;
+/// `sequence_number` and `obfuscation`: other in every event, read and dropped.
+const SKIPPED: u8 = 3;
+
+/// The shape of the last delta event [`exact_delta`] read, to read the next ones of that shape.
+#[derive(Debug)]
+pub(super) struct DeltaShape {
+    shape: ExactShape,
+    holes: ShapeHoles,
+    /// The learned event's kind (its `type` is part of the shape).
+    kind: DeltaKind,
+}
+
+impl Default for DeltaShape {
+    fn default() -> Self {
+        Self { shape: ExactShape::default(), holes: ShapeHoles::default(), kind: DeltaKind::Text }
+    }
+}
+
+impl DeltaShape {
+    /// `data` when it is a delta event: read by the learned shape when it has it, else by
+    /// [`exact_delta`] (and its shape learned). `None` for any other event.
+    pub(super) fn read(&mut self, data: &[u8]) -> Option<ExactDelta> {
+        let (mut output_index, mut content_index, mut delta) = (None, None, None);
+        let read = self.shape.read(data, |tag, value| {
+            match (tag, value) {
+                (DELTA, ShapeValue::Str(s)) => delta = Some(s),
+                (OUTPUT_INDEX, ShapeValue::Uint(n)) => output_index = Some(n),
+                (CONTENT_INDEX, ShapeValue::Uint(n)) => content_index = Some(n),
+                (SKIPPED, _) => {}
+                _ => return None,
+            }
+            Some(())
+        });
+        if read.is_some()
+            && let Some(delta) = delta
+        {
+            return Some(ExactDelta { kind: self.kind, output_index, content_index, delta });
+        }
+        self.holes.clear();
+        let event = exact_delta(data, &mut self.holes);
+        match &event {
+            Some(event) => {
+                self.shape.learn(data, &self.holes);
+                self.kind = event.kind;
+            }
+            None => self.shape.forget(),
+        }
+        event
+    }
+}
+
 /// One delta event, read exactly.
 #[derive(Debug)]
 pub(super) struct ExactDelta {
@@ -37,8 +94,9 @@ pub(super) struct ExactDelta {
 /// Reads `data` when it is a delta event in the API's flat shape: `type` first, then any of
 /// `sequence_number`, `item_id`, `output_index`, `content_index`, `summary_index`, `delta`,
 /// `logprobs` (empty) and `obfuscation`, each once, in any order, with no whitespace. `None`
-/// for anything else, and for an event without its `delta`.
-pub(super) fn exact_delta(data: &[u8]) -> Option<ExactDelta> {
+/// for anything else, and for an event without its `delta`. The values it keeps or that change
+/// from event to event are recorded in `holes`.
+pub(super) fn exact_delta(data: &[u8], holes: &mut ShapeHoles) -> Option<ExactDelta> {
     let mut j = ExactJson::new(data);
     let kind = TYPES.iter().find_map(|(shape, kind)| j.lit(shape).map(|()| *kind))?;
     let (mut output_index, mut content_index, mut summary_index, mut sequence) = (None, None, None, None);
@@ -52,19 +110,19 @@ pub(super) fn exact_delta(data: &[u8]) -> Option<ExactDelta> {
             Some(())
         }
         if j.lit(r#""output_index":"#).is_some() {
-            once(&mut output_index, j.uint())?;
+            once(&mut output_index, holes.uint(&mut j, OUTPUT_INDEX))?;
         } else if j.lit(r#""content_index":"#).is_some() {
-            once(&mut content_index, j.uint())?;
+            once(&mut content_index, holes.uint(&mut j, CONTENT_INDEX))?;
         } else if j.lit(r#""summary_index":"#).is_some() {
             once(&mut summary_index, j.uint())?;
         } else if j.lit(r#""sequence_number":"#).is_some() {
-            once(&mut sequence, j.uint())?;
+            once(&mut sequence, holes.uint(&mut j, SKIPPED))?;
         } else if j.lit(r#""delta":"#).is_some() {
-            once(&mut delta, j.string_at())?;
+            once(&mut delta, holes.string(&mut j, DELTA))?;
         } else if j.lit(r#""item_id":"#).is_some() {
             once(&mut item, j.string_at())?;
         } else if j.lit(r#""obfuscation":"#).is_some() {
-            once(&mut obfuscation, j.string_at())?;
+            once(&mut obfuscation, holes.string(&mut j, SKIPPED))?;
         } else if j.lit(r#""logprobs":[]"#).is_some() && !logprobs {
             logprobs = true;
         } else {
@@ -111,10 +169,13 @@ mod tests {
         e
     }
 
-    fn run(exact: bool, data: &str) -> Result<Vec<dive_core::StreamEvent>, String> {
+    /// Both paths from the same start, over each of `data`.
+    fn run(exact: bool, data: &[&str]) -> Result<Vec<dive_core::StreamEvent>, String> {
         let mut m = mapper(exact);
         let mut out = VecDeque::new();
-        m.map(sse(data), &mut out).map_err(|e| e.message)?;
+        for data in data {
+            m.map(sse(data), &mut out).map_err(|e| e.message)?;
+        }
         Ok(out.into())
     }
 
@@ -129,42 +190,50 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(1500))]
 
+        /// An event, and the same event again with another delta, indexes and sequence
+        /// number (read by the learned shape), decode as serde decodes them.
         #[test]
         fn the_fast_path_agrees_with_serde(
             ty in 0usize..TYPES.len(),
             text in proptest::collection::vec((any::<char>(), any::<bool>()), 0..16),
+            next_text in proptest::collection::vec((any::<char>(), any::<bool>()), 0..16),
             fields in proptest::collection::vec(0usize..10, 0..8),
             output in 0u64..3,
+            next_output in 0u64..3,
             spaced in any::<bool>(),
         ) {
-            let mut data = format!(r#"{{"type":"{}""#, TYPES[ty]);
-            let delta = dive_test::json_string_escaping(&text);
-            for f in &fields {
-                data.push_str(&match f {
-                    0 => format!(r#","output_index":{output}"#),
-                    1 => r#","content_index":0"#.to_owned(),
-                    2 => r#","summary_index":0"#.to_owned(),
-                    3 => r#","sequence_number":7"#.to_owned(),
-                    4 => format!(r#","delta":{delta}"#),
-                    5 => r#","item_id":"msg_1""#.to_owned(),
-                    6 => r#","logprobs":[]"#.to_owned(),
-                    7 => r#","obfuscation":"jWSe9qxZ10e""#.to_owned(),
-                    8 => r#","logprobs":[{"token":"a"}]"#.to_owned(),
-                    _ => r#","unknown":{"x":1}"#.to_owned(),
-                });
-            }
-            data.push('}');
-            if spaced {
-                data = data.replace(",\"", ", \"");
-            }
-            let fast = run(true, &data);
-            prop_assert_eq!(&fast, &run(false, &data), "{}", data);
+            let event = |text: &[(char, bool)], output: u64, sequence: u64| {
+                let mut data = format!(r#"{{"type":"{}""#, TYPES[ty]);
+                let delta = dive_test::json_string_escaping(text);
+                for f in &fields {
+                    data.push_str(&match f {
+                        0 => format!(r#","output_index":{output}"#),
+                        1 => format!(r#","content_index":{}"#, output % 2),
+                        2 => r#","summary_index":0"#.to_owned(),
+                        3 => format!(r#","sequence_number":{sequence}"#),
+                        4 => format!(r#","delta":{delta}"#),
+                        5 => r#","item_id":"msg_1""#.to_owned(),
+                        6 => r#","logprobs":[]"#.to_owned(),
+                        7 => format!(r#","obfuscation":"jWSe9q{sequence}""#),
+                        8 => r#","logprobs":[{"token":"a"}]"#.to_owned(),
+                        _ => r#","unknown":{"x":1}"#.to_owned(),
+                    });
+                }
+                data.push('}');
+                if spaced { data.replace(",\"", ", \"") } else { data }
+            };
+            let (data, next) = (event(&text, output, 7), event(&next_text, next_output, 1008));
+            let fast = run(true, &[&data, &next]);
+            prop_assert_eq!(&fast, &run(false, &[&data, &next]), "{} then {}", data, next);
             // The API's own shape is taken by the fast path.
             let mut plain = fields.clone();
             plain.sort_unstable();
             plain.dedup();
             if ty < 4 && !spaced && plain.len() == fields.len() && fields.contains(&4) && fields.iter().all(|f| *f < 8) {
-                prop_assert!(exact_delta(data.as_bytes()).is_some(), "the fast path refused {}", data);
+                prop_assert!(exact_delta(data.as_bytes(), &mut ShapeHoles::default()).is_some(), "the fast path refused {}", data);
+                let mut shape = DeltaShape::default();
+                shape.read(data.as_bytes()).unwrap();
+                prop_assert!(shape.read(next.as_bytes()).is_some(), "the learned shape refused {} after {}", next, data);
             }
         }
     }
@@ -172,9 +241,9 @@ mod tests {
     #[test]
     fn the_recorded_text_delta_takes_the_fast_path() {
         let data = r#"{"type":"response.output_text.delta","sequence_number":6,"item_id":"msg_68d7eff9c3b8819683eb04cbeb3775d507152cb8c6ac9072","output_index":1,"content_index":0,"delta":"Hello","logprobs":[],"obfuscation":"jWSe9qxZ10e"}"#;
-        let d = exact_delta(data.as_bytes()).unwrap();
+        let d = exact_delta(data.as_bytes(), &mut ShapeHoles::default()).unwrap();
         assert_eq!((d.kind, d.output_index, d.content_index), (DeltaKind::Text, Some(1), Some(0)));
         assert_eq!(d.delta.to_string_in(data), "Hello");
-        assert_eq!(run(true, data), run(false, data));
+        assert_eq!(run(true, &[data, data]), run(false, &[data, data]));
     }
 }
