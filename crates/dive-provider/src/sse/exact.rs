@@ -85,14 +85,23 @@ impl<'a> ExactJson<'a> {
     /// or leading zero), of at most 18 digits.
     pub fn uint(&mut self) -> Option<u64> {
         let rest = self.rest_bytes();
-        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        // One pass reads the digits and their value; one digit past the most is read to see
+        // that the number is too long (19 digits still fit a u64).
+        let (mut digits, mut value) = (0, 0u64);
+        for &b in rest.iter().take(MAX_DIGITS + 1) {
+            let digit = b.wrapping_sub(b'0');
+            if digit > 9 {
+                break;
+            }
+            value = value * 10 + u64::from(digit);
+            digits += 1;
+        }
         if digits == 0 || digits > MAX_DIGITS || (digits > 1 && rest[0] == b'0') {
             return None;
         }
         if matches!(rest.get(digits), Some(b'.' | b'e' | b'E')) {
             return None;
         }
-        let value = rest[..digits].iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
         self.at += digits;
         Some(value)
     }
@@ -381,6 +390,26 @@ mod tests {
         ) {
             let first = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len());
             proptest::prop_assert_eq!(plain_prefix(&bytes), first);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// A run of digits of up to 18 is read as serde_json reads it, and refused where
+        /// serde_json refuses it (a leading zero) or where it goes on as another number (a
+        /// fraction, an exponent); a longer run is left to serde.
+        #[test]
+        fn unsigned_integers_read_as_serde_reads_them(digits in "[0-9]{0,22}", after in "[.eE,x}]?") {
+            let want = if digits.len() <= MAX_DIGITS && !matches!(after.as_str(), "." | "e" | "E") {
+                serde_json::from_str::<u64>(&digits).ok()
+            } else {
+                None
+            };
+            let text = format!("{digits}{after}");
+            let mut j = ExactJson::new(&text);
+            proptest::prop_assert_eq!(j.uint(), want, "{}", text);
+            proptest::prop_assert_eq!(j.position(), if want.is_some() { digits.len() } else { 0 });
         }
     }
 

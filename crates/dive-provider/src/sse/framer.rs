@@ -85,6 +85,10 @@ impl Framer {
         }
         let mut rest = bytes.get(*at..).unwrap_or_default();
         while let Some(end) = line_end(rest) {
+            if let Some(event) = self.lone_data_line(rest, end) {
+                *at += end + 2;
+                return Ok(Some(event));
+            }
             let mut next = end + 1;
             if rest[end] == b'\r' {
                 match rest.get(next) {
@@ -147,6 +151,27 @@ impl Framer {
             }
         }
         self.dispatch()
+    }
+
+    /// The event of the `data:` line that starts `rest` and ends (LF) at `end`, when a blank
+    /// line (LF) follows it and it is the event's only data line: nearly every event of a
+    /// model's stream. Its value goes straight into the event's own buffer, with the result
+    /// the line-by-line path gives (`None` for any other line: that path reads it).
+    fn lone_data_line(&mut self, rest: &[u8], end: usize) -> Option<SseEvent> {
+        if !(self.partial.is_empty() && self.data.is_empty() && !self.first_line) {
+            return None;
+        }
+        let value = rest.get(..end)?.strip_prefix(b"data:")?;
+        if rest.get(end..end + 2)? != b"\n\n" {
+            return None;
+        }
+        let event = self.event_type.take().unwrap_or_else(|| self.message.clone());
+        Some(SseEvent {
+            event,
+            data: field_value(value).to_vec(),
+            id: self.last_id.clone(),
+            retry: self.retry,
+        })
     }
 
     /// Interprets one line (without its line end); a blank line dispatches.
