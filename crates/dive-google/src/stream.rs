@@ -26,6 +26,7 @@
 
 mod exact;
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use dive_core::{
@@ -42,7 +43,7 @@ use crate::error::refine;
 use crate::grounding::grounding_citations;
 use crate::meta::part_metadata;
 use crate::partial::PartialArgs;
-use crate::response::{FunctionCall, Part, PartialArg, Response};
+use crate::response::{FunctionCall, Part, PartialArg, Response, UsageMetadata};
 use exact::TextShape;
 
 fn decode_error(message: String) -> ProviderError {
@@ -71,6 +72,9 @@ pub struct ChunkDecoder {
     next_index: usize,
     ids: CallIds,
     usage: Usage,
+    /// The usage snapshot of the last text chunk the fast path read: only a chunk through the
+    /// serde path reads the usage, so the snapshot is applied there, not on every text chunk.
+    snapshot: Option<UsageMetadata>,
     stopped: bool,
     /// The text of every block so far (`None` for other blocks), for grounding citations.
     texts: Vec<Option<String>>,
@@ -133,7 +137,7 @@ impl ChunkDecoder {
     fn text_part(
         &mut self,
         kind: Open,
-        text: &str,
+        text: Cow<'_, str>,
         signature: Option<&str>,
         out: &mut VecDeque<StreamEvent>,
     ) {
@@ -155,11 +159,12 @@ impl ChunkDecoder {
         };
         if !text.is_empty() {
             if let Some(Some(t)) = self.texts.get_mut(index) {
-                t.push_str(text);
+                t.push_str(&text);
             }
+            let text = text.into_owned();
             let delta = match kind {
-                Open::Text => ContentDelta::TextDelta { text: text.to_owned() },
-                Open::Thought => ContentDelta::ThinkingDelta { thinking: text.to_owned() },
+                Open::Text => ContentDelta::TextDelta { text },
+                Open::Thought => ContentDelta::ThinkingDelta { thinking: text },
             };
             out.push_back(StreamEvent::ContentBlockDelta { index, delta });
         }
@@ -179,25 +184,39 @@ impl ChunkDecoder {
     /// A typed error for an error chunk; `Decode` for JSON that does not parse.
     pub fn chunk(&mut self, data: &str) -> Result<Vec<StreamEvent>, ProviderError> {
         let mut out = VecDeque::new();
-        self.chunk_into(data.as_bytes(), &mut out)?;
+        self.chunk_into(&mut data.as_bytes().to_vec(), &mut out)?;
         Ok(out.into())
     }
 
-    fn chunk_into(&mut self, data: &[u8], out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+    /// A usage snapshot (the call's whole usage so far) replaces the counters.
+    fn apply_usage(&mut self, u: &UsageMetadata) {
+        self.usage.apply_snapshot(&UsageReport::whole(decode_usage(u)));
+    }
+
+    /// The events of one chunk; a text chunk read by the fast path takes its text out of
+    /// `data`'s buffer (the rest is dropped).
+    fn chunk_into(
+        &mut self,
+        data: &mut Vec<u8>,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<(), ProviderError> {
         // A text chunk after the first, before a finish reason, adds its text and its usage.
         if self.started
             && !self.stopped
             && !self.serde_only
             && let Some(chunk) = self.text_shape.read(data)
         {
-            if let Some(u) = chunk.usage.as_ref().filter(|u| u.total_token_count.is_some()) {
-                self.usage.apply_snapshot(&UsageReport::whole(decode_usage(u)));
+            if let Some(u) = chunk.usage.filter(|u| u.total_token_count.is_some()) {
+                self.snapshot = Some(u);
             }
-            self.text_part(Open::Text, &chunk.text.as_str_in(data), None, out);
+            self.text_part(Open::Text, Cow::Owned(chunk.text.take_from(data)), None, out);
             return Ok(());
         }
+        if let Some(u) = self.snapshot.take() {
+            self.apply_usage(&u);
+        }
         // Past the byte-shape path, the data is decoded once (as the standard decodes it).
-        let body = dive_provider::decode_text(data);
+        let body = dive_provider::decode_text(data.as_slice());
         let data: &str = &body;
         let mut v: Response<'_> = match serde_json::from_str(data) {
             Ok(v) => v,
@@ -222,7 +241,7 @@ impl ChunkDecoder {
         // billed one): it replaces, never a field-wise max. One without any count (only
         // `trafficType`, as early chunks send) says nothing and changes nothing.
         if let Some(u) = v.usage_metadata.as_ref().filter(|u| u.total_token_count.is_some()) {
-            self.usage.apply_snapshot(&UsageReport::whole(decode_usage(u)));
+            self.apply_usage(u);
         }
         let candidate = v.take_candidate();
         for raw in candidate.parts() {
@@ -305,7 +324,7 @@ impl ChunkDecoder {
         }
         if let Some(text) = part.text.as_deref() {
             let kind = if part.is_thought() { Open::Thought } else { Open::Text };
-            self.text_part(kind, text, part.thought_signature.as_deref(), out);
+            self.text_part(kind, Cow::Borrowed(text), part.thought_signature.as_deref(), out);
             return Ok(());
         }
         let block = decode_part(raw, part, &mut self.ids);
@@ -325,8 +344,8 @@ fn error_chunk(data: &str) -> Option<ProviderError> {
 impl StreamMapper for ChunkDecoder {
     type Frame = SseEvent;
 
-    fn map(&mut self, sse: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
-        self.chunk_into(&sse.data, out)
+    fn map(&mut self, mut sse: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        self.chunk_into(&mut sse.data, out)
     }
 
     /// The end of the body after a finish reason is the end of the message.
