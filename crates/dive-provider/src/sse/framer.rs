@@ -166,12 +166,7 @@ impl Framer {
             return None;
         }
         let event = self.event_type.take().unwrap_or_else(|| self.message.clone());
-        Some(SseEvent {
-            event,
-            data: field_value(value).to_vec(),
-            id: self.last_id.clone(),
-            retry: self.retry,
-        })
+        Some(SseEvent { event, data: field_value(value).to_vec(), id: self.id(), retry: self.retry })
     }
 
     /// Interprets one line (without its line end); a blank line dispatches.
@@ -233,6 +228,11 @@ impl Framer {
         Some(self.last_name.clone())
     }
 
+    /// The last event ID, for an event (model APIs send none: no call to clone an empty one).
+    fn id(&self) -> String {
+        if self.last_id.is_empty() { String::new() } else { self.last_id.clone() }
+    }
+
     /// A blank line: the event if it has data; the buffers are reset either way.
     fn dispatch(&mut self) -> Option<SseEvent> {
         let event_type = self.event_type.take();
@@ -245,7 +245,7 @@ impl Framer {
         let keep = (self.data.len() + 2).next_power_of_two().min(64 * 1024);
         let data = std::mem::replace(&mut self.data, Vec::with_capacity(keep));
         let event = event_type.unwrap_or_else(|| self.message.clone());
-        Some(SseEvent { event, data, id: self.last_id.clone(), retry: self.retry })
+        Some(SseEvent { event, data, id: self.id(), retry: self.retry })
     }
 }
 
