@@ -25,7 +25,6 @@ const TEXT: u8 = 0;
 #[derive(Debug, Default)]
 pub(super) struct TextShape {
     shape: ExactShape,
-    holes: ShapeHoles,
     /// The learned chunk had a `usageMetadata`.
     usage: bool,
 }
@@ -49,16 +48,9 @@ impl TextShape {
         {
             return Some(TextChunk { text, usage });
         }
-        self.holes.clear();
-        let chunk = exact_text(data, &mut self.holes);
-        match &chunk {
-            Some(chunk) => {
-                self.shape.learn(data, &self.holes);
-                self.usage = chunk.usage.is_some();
-            }
-            None => self.shape.forget(),
-        }
-        chunk
+        let chunk = self.shape.learn_with(data, |holes| exact_text(data, holes))?;
+        self.usage = chunk.usage.is_some();
+        Some(chunk)
     }
 }
 

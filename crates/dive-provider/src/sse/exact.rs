@@ -49,7 +49,7 @@ impl<'a> ExactJson<'a> {
     /// Moves over `literal`, byte for byte.
     #[inline]
     pub fn lit(&mut self, literal: &str) -> Option<()> {
-        self.rest_bytes().starts_with(literal.as_bytes()).then(|| self.at += literal.len())
+        self.bytes(literal.as_bytes())
     }
 
     /// Moves over `bytes`, byte for byte ([`lit`](Self::lit) for bytes that need not be text).

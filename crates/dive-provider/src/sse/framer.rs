@@ -165,8 +165,8 @@ impl Framer {
         if rest.get(end..end + 2)? != b"\n\n" {
             return None;
         }
-        let event = self.event_type.take().unwrap_or_else(|| self.message.clone());
-        Some(SseEvent { event, data: field_value(value).to_vec(), id: self.id(), retry: self.retry })
+        let event_type = self.event_type.take();
+        Some(self.event(event_type, field_value(value).to_vec()))
     }
 
     /// Interprets one line (without its line end); a blank line dispatches.
@@ -228,9 +228,12 @@ impl Framer {
         Some(self.last_name.clone())
     }
 
-    /// The last event ID, for an event (model APIs send none: no call to clone an empty one).
-    fn id(&self) -> String {
-        if self.last_id.is_empty() { String::new() } else { self.last_id.clone() }
+    /// An event of `event_type` (`message` when `None`) with `data`, the last event ID (model
+    /// APIs send none: no call to clone an empty one) and the reconnection time.
+    fn event(&self, event_type: Option<EventName>, data: Vec<u8>) -> SseEvent {
+        let event = event_type.unwrap_or_else(|| self.message.clone());
+        let id = if self.last_id.is_empty() { String::new() } else { self.last_id.clone() };
+        SseEvent { event, data, id, retry: self.retry }
     }
 
     /// A blank line: the event if it has data; the buffers are reset either way.
@@ -244,8 +247,7 @@ impl Framer {
         // little more, so a slightly longer one is not copied to grow; capped.
         let keep = (self.data.len() + 2).next_power_of_two().min(64 * 1024);
         let data = std::mem::replace(&mut self.data, Vec::with_capacity(keep));
-        let event = event_type.unwrap_or_else(|| self.message.clone());
-        Some(SseEvent { event, data, id: self.id(), retry: self.retry })
+        Some(self.event(event_type, data))
     }
 }
 

@@ -135,6 +135,8 @@ pub struct ExactShape {
     literal: Vec<u8>,
     holes: Vec<Hole>,
     learned: bool,
+    /// The holes a reader records under [`learn_with`](Self::learn_with), kept for the next.
+    recording: ShapeHoles,
 }
 
 impl ExactShape {
@@ -157,6 +159,43 @@ impl ExactShape {
         }
         self.literal.extend_from_slice(data.get(at..).unwrap_or_default());
         self.learned = true;
+    }
+
+    /// Runs `reader` over `data`, recording its holes, and learns the shape of `data` when
+    /// the reader accepts it (`Some`), or forgets the shape when it does not: what a mapper
+    /// does with an event its learned shape did not read. The reader's answer is returned.
+    ///
+    /// ```
+    /// use dive_provider::{ExactJson, ExactShape, ShapeValue};
+    /// let reader = |data: &str, holes: &mut dive_provider::ShapeHoles| {
+    ///     let mut j = ExactJson::new(data);
+    ///     j.lit(r#"{"n":"#)?;
+    ///     let n = holes.uint(&mut j, 0)?;
+    ///     j.lit("}")?;
+    ///     j.is_end().then_some(n)
+    /// };
+    /// let mut shape = ExactShape::default();
+    /// assert_eq!(shape.learn_with(r#"{"n":1}"#, |holes| reader(r#"{"n":1}"#, holes)), Some(1));
+    /// let mut n = None;
+    /// shape.read(r#"{"n":22}"#, |_, v| Some(n = Some(v))).unwrap();
+    /// assert_eq!(n, Some(ShapeValue::Uint(22)));
+    /// assert_eq!(shape.learn_with("[]", |holes| reader("[]", holes)), None);
+    /// assert!(shape.read(r#"{"n":22}"#, |_, _| Some(())).is_none());
+    /// ```
+    pub fn learn_with<T, D: AsRef<[u8]> + ?Sized>(
+        &mut self,
+        data: &D,
+        reader: impl FnOnce(&mut ShapeHoles) -> Option<T>,
+    ) -> Option<T> {
+        let mut recording = std::mem::take(&mut self.recording);
+        recording.clear();
+        let answer = reader(&mut recording);
+        match answer {
+            Some(_) => self.learn(data, &recording),
+            None => self.forget(),
+        }
+        self.recording = recording;
+        answer
     }
 
     /// Forgets the shape: [`read`](Self::read) reads nothing until the next

@@ -18,7 +18,6 @@ const PADDING: u8 = 1;
 #[derive(Debug, Default)]
 pub(super) struct ContentShape {
     shape: ExactShape,
-    holes: ShapeHoles,
 }
 
 impl ContentShape {
@@ -39,13 +38,7 @@ impl ContentShape {
         {
             return Some(content);
         }
-        self.holes.clear();
-        let content = exact_content(data, &mut self.holes);
-        match content {
-            Some(_) => self.shape.learn(data, &self.holes),
-            None => self.shape.forget(),
-        }
-        content
+        self.shape.learn_with(data, |holes| exact_content(data, holes))
     }
 }
 

@@ -38,14 +38,13 @@ const SKIPPED: u8 = 3;
 #[derive(Debug)]
 pub(super) struct DeltaShape {
     shape: ExactShape,
-    holes: ShapeHoles,
     /// The learned event's kind (its `type` is part of the shape).
     kind: DeltaKind,
 }
 
 impl Default for DeltaShape {
     fn default() -> Self {
-        Self { shape: ExactShape::default(), holes: ShapeHoles::default(), kind: DeltaKind::Text }
+        Self { shape: ExactShape::default(), kind: DeltaKind::Text }
     }
 }
 
@@ -69,16 +68,9 @@ impl DeltaShape {
         {
             return Some(ExactDelta { kind: self.kind, output_index, content_index, delta });
         }
-        self.holes.clear();
-        let event = exact_delta(data, &mut self.holes);
-        match &event {
-            Some(event) => {
-                self.shape.learn(data, &self.holes);
-                self.kind = event.kind;
-            }
-            None => self.shape.forget(),
-        }
-        event
+        let event = self.shape.learn_with(data, |holes| exact_delta(data, holes))?;
+        self.kind = event.kind;
+        Some(event)
     }
 }
 
