@@ -230,6 +230,7 @@ impl Framer {
 
     /// An event of `event_type` (`message` when `None`) with `data`, the last event ID (model
     /// APIs send none: no call to clone an empty one) and the reconnection time.
+    #[inline]
     fn event(&self, event_type: Option<EventName>, data: Vec<u8>) -> SseEvent {
         let event = event_type.unwrap_or_else(|| self.message.clone());
         let id = if self.last_id.is_empty() { String::new() } else { self.last_id.clone() };
