@@ -86,14 +86,15 @@ impl RunInput {
     }
 
     /// A stateless resume: `history` is the conversation before the suspended turn, `state`
-    /// the suspension the caller kept, `results` the answers.
+    /// the suspension the caller kept (as the response gave it, boxed, or not), `results` the
+    /// answers.
     #[must_use]
     pub fn resume_stateless<I: Into<String>>(
         history: Vec<Message>,
-        state: SuspensionState,
+        state: impl Into<Box<SuspensionState>>,
         results: impl IntoIterator<Item = (I, ToolOutput)>,
     ) -> Self {
-        Self::ResumeStateless { history, state: Box::new(state), results: collect(results) }
+        Self::ResumeStateless { history, state: state.into(), results: collect(results) }
     }
 
     /// Calls the model again with no new input (see [`RunInput::Continue`]).
@@ -108,10 +109,10 @@ impl RunInput {
         Self::CancelSuspended { state: None }
     }
 
-    /// Cancels a suspension a stateless caller kept.
+    /// Cancels a suspension a stateless caller kept (boxed, as the response gave it, or not).
     #[must_use]
-    pub fn cancel_suspended_stateless(state: SuspensionState) -> Self {
-        Self::CancelSuspended { state: Some(Box::new(state)) }
+    pub fn cancel_suspended_stateless(state: impl Into<Box<SuspensionState>>) -> Self {
+        Self::CancelSuspended { state: Some(state.into()) }
     }
 
     /// The input messages of a fresh turn (empty for every other input).

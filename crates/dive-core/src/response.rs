@@ -285,8 +285,9 @@ pub struct Response {
     pub finished_at: Timestamp,
     /// Status.
     pub status: TurnStatus,
-    /// What a suspended turn waits for.
-    pub suspension: Option<SuspensionState>,
+    /// What a suspended turn waits for (boxed: most turns never suspend, and every response
+    /// carries this field).
+    pub suspension: Option<Box<SuspensionState>>,
     /// Background work started by tools.
     pub background_tasks: Vec<BackgroundTaskHandle>,
     /// Raw stop reason of the last model call.

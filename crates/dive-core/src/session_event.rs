@@ -384,7 +384,6 @@ fn close_as_canceled(turn: &mut Turn) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::turn::SuspensionState;
 
     fn doc_with(events: Vec<SessionEvent>) -> SessionDocument {
         let mut d = SessionDocument::new("s");
@@ -409,7 +408,7 @@ mod tests {
     #[test]
     fn fork_stops_at_the_last_completed_turn_unless_asked() {
         let mut suspended = Turn::new("t2", vec![Message::user("ask")]);
-        suspended.suspension = Some(SuspensionState::default());
+        suspended.suspension = Some(Box::default());
         suspended.close(TurnOutcome::new(OutcomeReason::Suspended, vec![]));
         let d = doc_with(vec![
             SessionEvent::Turn(Turn::completed("t1", vec![Message::user("a")])),

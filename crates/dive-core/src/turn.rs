@@ -500,9 +500,10 @@ pub struct Turn {
     /// How it ended (absent while running).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<TurnOutcome>,
-    /// What a suspended turn waits for.
+    /// What a suspended turn waits for (boxed: most turns never suspend, and every turn
+    /// carries this field).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub suspension: Option<SuspensionState>,
+    pub suspension: Option<Box<SuspensionState>>,
     /// Tool-call states while running (step checkpoints).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCallRecord>,

@@ -24,8 +24,8 @@ use std::time::Duration;
 
 use dive_core::{
     Content, ForkOptions, ListOptions, Message, OutcomeReason, Role, Session, SessionDocument, SessionEdit,
-    SessionError, SessionStore, StoreCapabilities, SuspensionState, ToolCallRecord, ToolCallState, Turn,
-    TurnOutcome, TurnStatus, Usage,
+    SessionError, SessionStore, StoreCapabilities, ToolCallRecord, ToolCallState, Turn, TurnOutcome,
+    TurnStatus, Usage,
 };
 
 /// A check the suite did not run.
@@ -272,7 +272,7 @@ async fn open_turns<S: SessionStore>(store: &S, _run: &mut Run) -> bool {
 async fn suspension<S: SessionStore>(store: &S, _run: &mut Run) -> bool {
     let s = ok!(store.open("suspended").await, "open");
     let mut t = Turn::new("t1", vec![Message::user("ask")]);
-    t.suspension = Some(SuspensionState::default());
+    t.suspension = Some(Box::default());
     t.close(TurnOutcome::new(OutcomeReason::Suspended, vec![]));
     ok!(s.save_turn(&t).await, "save suspended");
     let snap = ok!(s.load().await, "load");
@@ -470,7 +470,7 @@ async fn compaction<S: SessionStore>(store: &S, run: &mut Run) -> bool {
     assert_eq!(doc.compactions().count(), 1, "one compaction event");
     assert_eq!(doc.compactions().next().map(|c| c.replaced_messages), Some(2), "it replaced two messages");
     let mut t = Turn::new("t3", vec![Message::user("ask")]);
-    t.suspension = Some(SuspensionState::default());
+    t.suspension = Some(Box::default());
     t.close(TurnOutcome::new(OutcomeReason::Suspended, vec![]));
     ok!(s.save_turn(&t).await, "suspend");
     let refused = h.edit(None, &SessionEdit::Compact { summary: vec![] }).await;
@@ -488,7 +488,7 @@ async fn remove_last_turn<S: SessionStore>(store: &S, run: &mut Run) -> bool {
     assert!(matches!(empty, Err(SessionError::NoTurn { .. })), "nothing to remove: {empty:?}");
     ok!(s.save_turn(&Turn::completed("t1", vec![Message::user("keep")])).await, "t1");
     let mut t = Turn::new("t2", vec![Message::user("ask")]);
-    t.suspension = Some(SuspensionState::default());
+    t.suspension = Some(Box::default());
     t.close(TurnOutcome::new(OutcomeReason::Suspended, vec![]));
     let r = ok!(s.save_turn(&t).await, "suspend");
     let removed = ok!(h.edit(Some(r), &SessionEdit::RemoveLastTurn).await, "remove the suspended turn");

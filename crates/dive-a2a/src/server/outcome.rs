@@ -60,7 +60,7 @@ pub(crate) fn finish(task: &mut Task, result: Result<Response, AgentError>) {
     task.status = TaskStatus::now(state, message);
 }
 
-fn suspend(task: &mut Task, suspension: Option<SuspensionState>, answer: &str) {
+fn suspend(task: &mut Task, suspension: Option<Box<SuspensionState>>, answer: &str) {
     let pending = suspension.map(|s| s.pending).unwrap_or_default();
     let auth = pending.iter().any(|p| p.reason == SuspendReason::AuthRequired);
     let mut text: Vec<String> = Vec::new();

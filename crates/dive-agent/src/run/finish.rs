@@ -19,7 +19,7 @@ impl Run {
         let exit = self.end_of_turn_hooks(exit).await;
         let (reason, detail, failure, hook, suspension) = match exit {
             Exit::Completed => (OutcomeReason::Completed, None, None, None, None),
-            Exit::Suspended(state) => (OutcomeReason::Suspended, None, None, None, Some(*state)),
+            Exit::Suspended(state) => (OutcomeReason::Suspended, None, None, None, Some(state)),
             Exit::Stopped { reason, detail } => (reason, detail, None, None, None),
             Exit::Failed { reason, cause, hook } => (reason, None, Some(cause), hook, None),
         };

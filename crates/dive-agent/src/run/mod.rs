@@ -108,8 +108,9 @@ pub(crate) struct Run {
     /// reason) and its stop details (all the response keeps of it).
     last_stop: Option<(usize, Option<serde_json::Value>)>,
     /// The model stream being read: kept here so a call cancelled mid-stream still leaves what
-    /// it produced (see `keep_partial`).
-    stream: Option<EventStream>,
+    /// it produced (see `keep_partial`). Boxed, like the other rarely or briefly held parts
+    /// below, so that the run stays small enough for the allocator's fast path.
+    stream: Option<Box<EventStream>>,
     background: Vec<BackgroundTaskHandle>,
     /// The session revision this run last saw or wrote (turn stores).
     revision: u64,
@@ -122,12 +123,12 @@ pub(crate) struct Run {
     iterations: u32,
     origin: Option<TurnOrigin>,
     /// Work a resume does before the loop.
-    resume: Option<ResumeWork>,
+    resume: Option<Box<ResumeWork>>,
     /// A partial resume: the turn stays suspended; OnSuspend does not fire again.
     partial_resume: bool,
     /// Close the suspended turn as cancelled, without a model call.
     cancel_suspended: bool,
-    claim: Option<durability::ClaimGuard>,
+    claim: Option<Box<durability::ClaimGuard>>,
     /// The run span (behind a mutex so the run is `Sync` and its future `Send`).
     span: std::sync::Mutex<Option<Box<dyn AgentRunSpan>>>,
     /// What compaction knows of the working set's size (nothing without a strategy).
@@ -500,5 +501,20 @@ mod tests {
         assert_eq!(effective_stop_kind(&r, true), StopKind::ToolUse);
         assert_eq!(effective_stop_kind(&r, false), StopKind::Finished);
         assert_eq!(effective_stop_kind(&r.with_stop_reason("max_tokens"), true), StopKind::OutputLimit);
+    }
+
+    /// The largest request glibc's per-thread cache serves (its fast path; larger blocks go
+    /// through the bins, at several times the cost, on every turn).
+    const THREAD_CACHE_MAX: usize = 1032;
+
+    #[test]
+    fn a_turn_s_run_and_response_fit_the_allocator_s_fast_path() {
+        // Each is boxed once a turn; a field added unboxed can push it over (boxing the run's
+        // stream, resume work and claim, and the suspension, brought them from 1,744 and
+        // 1,344 bytes to under the limit).
+        let run = std::mem::size_of::<Run>();
+        let response = std::mem::size_of::<dive_core::Response>();
+        assert!(run <= THREAD_CACHE_MAX, "Run is {run} bytes: box a rarely used field");
+        assert!(response <= THREAD_CACHE_MAX, "Response is {response} bytes: box a rarely used field");
     }
 }

@@ -298,7 +298,7 @@ impl Run {
         let mut thinking = (!self.agent.inner.hooks.observers.is_empty()).then(ThinkingWatch::default);
         // Held by the run, not this future: a hard interrupt drops the future mid-stream and
         // `keep_partial` still reads what the stream produced.
-        let events = self.stream.insert(model.stream(request).await?);
+        let events = self.stream.insert(Box::new(model.stream(request).await?));
         while let Some(event) = events.next().await {
             // The stream checks itself: an inconsistent event or an end without the final
             // event arrives here as an error.

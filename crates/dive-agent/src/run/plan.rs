@@ -117,7 +117,7 @@ pub(super) fn decide(
             (state, turn, history)
         }
         (None, Some(SessionSnapshot { history, open_turn: Some(turn), .. })) if turn.is_suspended() => {
-            let state = turn.suspension.clone().ok_or(Rejection::NoSuspendedTurn)?;
+            let state = turn.suspension.as_deref().cloned().ok_or(Rejection::NoSuspendedTurn)?;
             (state, OpenTurn::from_turn(turn), history)
         }
         _ => return Err(Rejection::NoSuspendedTurn.into()),

@@ -43,7 +43,7 @@ impl Run {
             .into());
         }
         let claim = match (&session, &inner.claim) {
-            (Some(s), Some(options)) => Some(ClaimGuard::acquire(Arc::clone(s), options).await?),
+            (Some(s), Some(options)) => Some(Box::new(ClaimGuard::acquire(Arc::clone(s), options).await?)),
             _ => None,
         };
         let model = agent.model();
@@ -99,7 +99,7 @@ impl Run {
                 turn_id.clone_from(&turn.id);
                 input = std::mem::take(&mut turn.input);
                 prior = Some(turn);
-                resume = Some(ResumeWork { state, accepted });
+                resume = Some(Box::new(ResumeWork { state, accepted }));
                 history
             }
             Plan::Continue { history, fold } => {

@@ -142,7 +142,7 @@ impl Run {
         state.turn_messages.clone_from(&turn.messages);
         state.input_count = turn.input_count;
         state.usage = turn.usage.clone();
-        turn.suspension = Some(state.clone());
+        turn.suspension = Some(Box::new(state.clone()));
         if self.session.is_some() {
             self.write_turn(&turn).await?;
             turn.persistence = Persistence::Saved;
@@ -155,7 +155,7 @@ impl Run {
         response.model = self.model.model().to_owned();
         response.items = self.emitter.take_items();
         response.status = turn.status;
-        response.suspension = Some(state);
+        response.suspension = Some(Box::new(state));
         response.usage = self.usage.clone();
         response.finished_at = self.agent.inner.seams.now();
         if self.emitter.wants_events() {
