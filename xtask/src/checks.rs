@@ -65,12 +65,15 @@ pub(crate) fn root() -> PathBuf {
 
 pub(crate) fn run(program: &str, args: &[&str], env: &[(&str, &str)]) -> Result {
     eprintln!("xtask: $ {program} {}", args.join(" "));
+    let started = std::time::Instant::now();
     let status = Command::new(program)
         .args(args)
         .envs(env.iter().copied())
         .current_dir(root())
         .status()
         .map_err(|e| format!("could not start {program}: {e}"))?;
+    // Each step's wall time, so a slow CI run shows which step to trim.
+    eprintln!("xtask: {:.0} s for `{program} {}`", started.elapsed().as_secs_f64(), args.join(" "));
     if status.success() { Ok(()) } else { Err(format!("`{program} {}` failed ({status})", args.join(" "))) }
 }
 
