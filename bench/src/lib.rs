@@ -12,6 +12,9 @@
 //!
 //! Run it with `cargo xtask bench-clients` (release build; prints one markdown table).
 
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
+
 pub mod agent;
 pub mod args;
 pub mod client;

@@ -123,17 +123,41 @@ pub fn fmt() -> Result {
 /// library) and the automation.
 const ENV_READING_PACKAGES: &[&str] = &["dive-cli", "xtask"];
 
-/// Clippy on every target with `-D warnings`, then the library code alone with environment
-/// reads denied (clippy.toml's `disallowed-methods`: only `from_env`-style constructors, under
-/// an `#[allow]`, read variables).
+/// The attribute every other library crate's root carries, so the one clippy pass denies
+/// environment reads (clippy.toml's `disallowed-methods`) in library code, and only there:
+/// tests, benches, examples and binaries read their environment freely, and a library's
+/// `from_env` constructors carry an `#[allow]`.
+pub(crate) const ENV_READS_DENIED: &str = "#![cfg_attr(not(test), deny(clippy::disallowed_methods))]";
+
+/// Clippy on every target with `-D warnings` (environment reads in library code denied by
+/// [`ENV_READS_DENIED`], which `tidy` checks is in place).
 pub fn clippy() -> Result {
-    run("cargo", &["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"], &[])?;
-    let mut args = vec!["clippy", "--workspace", "--lib", "--locked"];
-    for package in ENV_READING_PACKAGES {
-        args.extend(["--exclude", package]);
+    run("cargo", &["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"], &[])
+}
+
+/// The library roots of the workspace that lack [`ENV_READS_DENIED`] (those of
+/// [`ENV_READING_PACKAGES`] excepted).
+fn library_roots_without_env_rule() -> std::result::Result<Vec<String>, String> {
+    let meta = metadata()?;
+    let mut missing = Vec::new();
+    for package in meta["packages"].as_array().into_iter().flatten() {
+        let name = package["name"].as_str().unwrap_or_default();
+        if ENV_READING_PACKAGES.contains(&name) {
+            continue;
+        }
+        let libraries =
+            package["targets"].as_array().into_iter().flatten().filter(|t| {
+                t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "lib" || k == "rlib"))
+            });
+        for target in libraries {
+            let path = PathBuf::from(target["src_path"].as_str().unwrap_or_default());
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if !text.lines().any(|l| l.trim() == ENV_READS_DENIED) {
+                missing.push(path.strip_prefix(root()).unwrap_or(&path).display().to_string());
+            }
+        }
     }
-    args.extend(["--", "-D", "warnings", "-D", "clippy::disallowed_methods"]);
-    run("cargo", &args, &[])
+    Ok(missing)
 }
 
 pub fn test() -> Result {
@@ -355,6 +379,13 @@ pub fn tidy() -> Result {
         return Err("the code map of docs/ARCHITECTURE.md is not current (a module was added, moved or \
              renamed): run `cargo xtask codemap`"
             .into());
+    }
+    let unguarded = library_roots_without_env_rule()?;
+    if !unguarded.is_empty() {
+        return Err(format!(
+            "library roots without `{ENV_READS_DENIED}` (environment reads are denied in library code): {}",
+            unguarded.join(", ")
+        ));
     }
     let files = workspace_rust_files();
     let missing: Vec<String> = files

@@ -68,7 +68,10 @@ fn examples() -> Result<Vec<String>, String> {
 pub fn run_all() -> Result<(), String> {
     let mut names = examples()?;
     names.extend(declared_examples(&metadata()?, DOWNSTREAM)?.into_iter().map(|(name, _)| name));
-    run("cargo", &["build", "--locked", "-p", "dive-examples", "-p", DOWNSTREAM, "--examples"], &[])?;
+    // Every workspace example is built (the test build has built them already), so the
+    // dependencies resolve with the test build's features and its binaries are reused: built
+    // for these two packages alone, the dependency tree would be compiled again.
+    run("cargo", &["build", "--locked", "--workspace", "--examples"], &[])?;
     let bin_dir = target_dir()?.join("debug").join("examples");
     let mut failed = Vec::new();
     for name in &names {

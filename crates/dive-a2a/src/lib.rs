@@ -38,6 +38,9 @@
 //! | [`types`] | the A2A 1.0 wire types |
 //! | [`ServerError`], [`ClientError`] | typed errors |
 
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
+
 mod client;
 mod error;
 mod server;

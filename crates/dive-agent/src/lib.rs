@@ -45,6 +45,9 @@
 //! | [`AgentError`], [`TurnError`], [`TurnFailure`] | typed failures, with the turn's response |
 //! | [`await_background_tasks`] | waiting for tools' background work |
 //! | [`layer`] | tool middleware: per-tool timeout, circuit breaker, rate limit, retry of idempotent tools |
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 
 mod agent;

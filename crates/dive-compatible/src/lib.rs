@@ -13,6 +13,9 @@
 //! assert_eq!(dive_core::Llm::provider(&llm), "groq");
 //! # }
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 
 #[cfg(feature = "deepinfra")]

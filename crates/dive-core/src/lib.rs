@@ -48,6 +48,9 @@
 //! let tool = Greeter.into_tool();
 //! assert_eq!(tool.input_schema()["required"], dive_core::serde_json::json!(["name"]));
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 
 /// The schemars dive-core derives tool input schemas with (re-exported so a [`TypedTool`]

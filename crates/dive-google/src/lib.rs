@@ -39,6 +39,9 @@
 //! println!("{} (cost {:?})", response.text_content(), response.usage.cost);
 //! # Ok(()) }
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 #![allow(clippy::result_large_err)] // ProviderError on cold paths, as in dive-provider.
 

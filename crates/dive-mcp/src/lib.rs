@@ -35,6 +35,9 @@
 //! # Ok(()) }
 //! ```
 
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
+
 pub use rmcp;
 
 mod client;

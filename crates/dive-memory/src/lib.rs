@@ -47,6 +47,9 @@
 //! assert!(format!("{:?}", sent.messages).contains("My cat is called Miso."));
 //! # }
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 
 mod bm25;

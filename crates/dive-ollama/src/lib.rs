@@ -33,6 +33,9 @@
 //! println!("{}", reply.text_content());
 //! # Ok(()) }
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 #![allow(clippy::result_large_err)] // ProviderError on cold paths, as in dive-provider.
 

@@ -23,6 +23,9 @@
 //! let body = encode_request(&ModelRequest::new(vec![Message::user("Hi")]), &ChatOptions::new("m", &dialect));
 //! assert_eq!(body["messages"][0]["content"], "Hi");
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 #![allow(clippy::result_large_err)] // ProviderError on cold paths, as in dive-provider.
 

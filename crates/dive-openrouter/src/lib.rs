@@ -34,6 +34,9 @@
 //! println!("{} (cost {:?})", reply.text_content(), reply.usage.cost);
 //! # Ok(()) }
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 #![allow(clippy::result_large_err)] // LlmError by value on cold paths, as in dive-provider.
 

@@ -16,6 +16,9 @@
 //! # let _ = tracer;
 //! ```
 
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
+
 mod content;
 mod metrics;
 #[cfg(feature = "otlp")]

@@ -21,6 +21,9 @@
 //! assert!(matches!(out, Outcome::Denied { .. }), "deny beats bypass");
 //! # Ok(()) }
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 
 mod audit;

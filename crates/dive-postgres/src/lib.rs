@@ -34,6 +34,9 @@
 //! ```
 //!
 //! Its futures need a Tokio runtime. `docs/guides/scale-out.md` has the deployment picture.
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

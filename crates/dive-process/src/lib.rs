@@ -16,6 +16,9 @@
 //!
 //! On platforms without process groups the functions fall back to killing the child alone.
 
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
+
 use tokio::process::{Child, Command};
 
 /// Makes `command` start in a new process group whose id is its pid (`setpgid(0, 0)`), and be

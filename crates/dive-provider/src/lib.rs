@@ -25,6 +25,9 @@
 //! let retry = RetryPolicy::default().with_max_retries(2).with_base_delay(Duration::from_millis(200));
 //! # drop((client, retry));
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 // ProviderError, like dive-core's LlmError, is returned by value on every cold error path;
 // boxing it would only move the allocation.

@@ -73,6 +73,9 @@
 //! let report = futures::executor::block_on(dive_test::conformance::session_store_conformance(MyStore::default));
 //! assert!(report.passed.contains(&"revisions") && report.passed.contains(&"recovery"));
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 
 mod log;

@@ -34,6 +34,9 @@
 //! # Ok::<(), dive_core::SessionError>(())
 //! # }).unwrap();
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

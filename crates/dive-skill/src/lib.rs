@@ -29,6 +29,9 @@
 //! assert_eq!(extension.tools()[0].name(), "Skill");
 //! assert!(extension.catalog().unwrap().contains("- haiku: Writes a haiku."));
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 
 mod allowed;

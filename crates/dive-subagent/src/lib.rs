@@ -41,6 +41,9 @@
 //! assert_eq!(response.output_text(), "The config is read in src/config.rs.");
 //! # });
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 
 mod agent_tool;

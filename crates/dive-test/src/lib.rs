@@ -33,6 +33,9 @@
 //! assert_eq!(response.text_content(), "Hello!");
 //! model.requests().assert_count(1).assert_last_user_text("hi");
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 
 pub mod child;

@@ -20,6 +20,9 @@
 //! assert_eq!(out.text_content(), "     1\thi\n");
 //! # Ok(()) }
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 
 mod ask_user;

@@ -37,6 +37,9 @@
 //! let m = Message::user("Hello");
 //! assert_eq!(m.role, Role::User);
 //! ```
+
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

@@ -10,6 +10,8 @@
 //! | [`extension`] | [`TextTools`]: an [`Extension`](dive_core::Extension) with a typed tool, a hook and a rule |
 //! | [`hook`] | [`ToolBudget`]: a hook written as a struct, whose state the application reads after the run |
 
+// Library code reads no environment variables outside `from_env`-style constructors.
+#![cfg_attr(not(test), deny(clippy::disallowed_methods))]
 // `LlmError` is what the `Llm` trait returns, by value; a provider's helpers return it too.
 #![allow(clippy::result_large_err)]
 
