@@ -64,6 +64,17 @@ struct ReadyRequest {
     headers: Vec<(&'static str, String)>,
 }
 
+/// A call encoded before its future is made: the sent request and what it kept of the
+/// [`ModelRequest`] (the model it named and its extra headers). The request itself is dropped
+/// once encoded, so the call's future, which is boxed, holds none of it.
+struct PreparedCall {
+    ready: ReadyRequest,
+    /// The model the request named (`None`: the provider's own).
+    model: Option<String>,
+    /// The request's extra HTTP headers.
+    extra: BTreeMap<String, String>,
+}
+
 impl<W: WireFormat> fmt::Debug for HttpProvider<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HttpProvider")
@@ -152,7 +163,12 @@ impl<W: WireFormat> HttpProvider<W> {
     }
 
     fn call<'a>(&'a self, request: &'a ModelRequest, stream: bool) -> CallContext<'a> {
-        let model = request.model.as_deref().unwrap_or(&self.model);
+        self.call_for(request.model.as_deref(), stream)
+    }
+
+    /// The call context of a request that named `model` (`None`: the provider's own).
+    fn call_for<'a>(&'a self, model: Option<&'a str>, stream: bool) -> CallContext<'a> {
+        let model = model.unwrap_or(&self.model);
         CallContext {
             vendor: &self.vendor,
             base_url: &self.base_url,
@@ -279,54 +295,78 @@ impl<W: WireFormat> HttpProvider<W> {
     }
 
     /// A POST to `path` whose whole answer body is read, retried by the provider's policy.
-    async fn post_whole(
+    /// The retry loop's future itself, with no `async fn` around it to copy its arguments.
+    fn post_whole<'a>(
+        &'a self,
+        path: &'a str,
+        body: &'a bytes::Bytes,
+        per_call: &'a [(&'static str, String)],
+        extra: &'a BTreeMap<String, String>,
+    ) -> impl Future<Output = Result<bytes::Bytes, ProviderError>> + 'a {
+        let provider = self.vendor.name;
+        self.retry.run(move || async move {
+            let response = self.send(path, body, per_call, extra).await?;
+            read_whole(provider, response, self.read_timeout).await
+        })
+    }
+
+    /// `request` encoded and serialized, with what the call keeps of it; the request is
+    /// dropped here.
+    fn prepare_call(&self, mut request: ModelRequest, stream: bool) -> Result<PreparedCall, ProviderError> {
+        let ready = self.prepare(&request, &self.call(&request, stream))?;
+        Ok(PreparedCall { ready, model: request.model.take(), extra: std::mem::take(&mut request.headers) })
+    }
+
+    /// The call's future (boxed by [`Llm::generate`]): an `async` block over `prepared`, not an
+    /// `async fn`, whose future would hold `prepared` twice (argument and local), and its
+    /// fields used where they are, not destructured into copies. It stays within the
+    /// allocator's per-thread cache that way.
+    #[allow(clippy::manual_async_fn)]
+    fn generate_prepared(
         &self,
-        path: &str,
-        body: &bytes::Bytes,
-        per_call: &[(&'static str, String)],
-        extra: &BTreeMap<String, String>,
-    ) -> Result<bytes::Bytes, ProviderError> {
-        let provider = self.vendor.name;
-        self.retry
-            .run(|| async {
-                let response = self.send(path, body, per_call, extra).await?;
-                read_whole(provider, response, self.read_timeout).await
-            })
-            .await
+        prepared: PreparedCall,
+    ) -> impl Future<Output = Result<ModelResponse, LlmError>> + '_ {
+        async move {
+            let ready = &prepared.ready;
+            let bytes = self.post_whole(&ready.path, &ready.body, &ready.headers, &prepared.extra).await?;
+            let call = self.call_for(prepared.model.as_deref(), false);
+            let mut response = self.wire.decode(&bytes, &call)?;
+            let model = if response.model.is_empty() { call.model } else { &response.model };
+            price(&mut response.usage, self.pricing(&call, model));
+            Ok(response)
+        }
     }
 
-    async fn generate_inner(&self, request: ModelRequest) -> Result<ModelResponse, ProviderError> {
-        let call = self.call(&request, false);
-        let ReadyRequest { path, body, headers } = self.prepare(&request, &call)?;
-        let bytes = self.post_whole(&path, &body, &headers, &request.headers).await?;
-        let mut response = self.wire.decode(&bytes, &call)?;
-        let model = if response.model.is_empty() { call.model } else { &response.model };
-        price(&mut response.usage, self.pricing(&call, model));
-        Ok(response)
-    }
-
-    async fn stream_inner(&self, request: ModelRequest) -> Result<EventStream, ProviderError> {
-        let call = self.call(&request, true);
-        let ReadyRequest { path, body, headers } = self.prepare(&request, &call)?;
-        let pricing = self.pricing(&call, call.model).cloned();
-        let provider = self.vendor.name;
-        let (path, body, per_call, extra, pricing, call) =
-            (&*path, &body, &headers, &request.headers, &pricing, &call);
-        let events = open_stream(
-            &self.retry,
-            move || async move {
-                let response = self.send(path, body, per_call, extra).await?;
-                let frames = <<W::Mapper as StreamMapper>::Frame as Frame>::frames(provider, response);
-                let events = Events::new(provider, frames, self.wire.mapper(call), pricing.clone());
-                Ok(match self.read_timeout {
-                    Some(limit) => events.with_read_timeout(limit),
-                    None => events,
-                })
-            },
-            |event| !matches!(event, StreamEvent::Ping),
-        )
-        .await?;
-        Ok(EventStream::new(events.map(|item| item.map_err(LlmError::from))))
+    /// The stream's opening future (boxed by [`Llm::stream`]), written as
+    /// [`generate_prepared`](Self::generate_prepared) is, for the same reason.
+    #[allow(clippy::manual_async_fn)]
+    fn stream_prepared(
+        &self,
+        prepared: PreparedCall,
+    ) -> impl Future<Output = Result<EventStream, LlmError>> + '_ {
+        async move {
+            let call = self.call_for(prepared.model.as_deref(), true);
+            let pricing = self.pricing(&call, call.model);
+            let provider = self.vendor.name;
+            let ready = &prepared.ready;
+            let (path, body, per_call, extra, call) =
+                (&*ready.path, &ready.body, &ready.headers, &prepared.extra, &call);
+            let events = open_stream(
+                &self.retry,
+                move || async move {
+                    let response = self.send(path, body, per_call, extra).await?;
+                    let frames = <<W::Mapper as StreamMapper>::Frame as Frame>::frames(provider, response);
+                    let events = Events::new(provider, frames, self.wire.mapper(call), pricing.cloned());
+                    Ok(match self.read_timeout {
+                        Some(limit) => events.with_read_timeout(limit),
+                        None => events,
+                    })
+                },
+                |event| !matches!(event, StreamEvent::Ping),
+            )
+            .await?;
+            Ok(EventStream::new(events.map(|item| item.map_err(LlmError::from))))
+        }
     }
 
     async fn compact_inner(
@@ -361,12 +401,21 @@ impl<W: WireFormat> Llm for HttpProvider<W> {
         &self.model
     }
 
+    // The request is encoded before the future is boxed, so the future holds only what is
+    // sent and stays small (a boxed future under about a kilobyte comes from the allocator's
+    // per-thread cache; a larger one goes through its bins on every call).
     fn generate(&self, request: ModelRequest) -> BoxFuture<'_, Result<ModelResponse, LlmError>> {
-        Box::pin(async move { self.generate_inner(request).await.map_err(LlmError::from) })
+        match self.prepare_call(request, false) {
+            Ok(prepared) => Box::pin(self.generate_prepared(prepared)),
+            Err(e) => Box::pin(std::future::ready(Err(e.into()))),
+        }
     }
 
     fn stream(&self, request: ModelRequest) -> BoxFuture<'_, Result<EventStream, LlmError>> {
-        Box::pin(async move { self.stream_inner(request).await.map_err(LlmError::from) })
+        match self.prepare_call(request, true) {
+            Ok(prepared) => Box::pin(self.stream_prepared(prepared)),
+            Err(e) => Box::pin(std::future::ready(Err(e.into()))),
+        }
     }
 
     fn supports_streaming(&self) -> bool {

@@ -199,23 +199,30 @@ impl RetryPolicy {
     ///
     /// # Errors
     /// The last error.
-    pub async fn run<T, F, Fut>(&self, mut op: F) -> Result<T, ProviderError>
+    #[allow(clippy::manual_async_fn)] // the block, not an `async fn`, on purpose (see below)
+    pub fn run<T, F, Fut>(&self, mut op: F) -> impl Future<Output = Result<T, ProviderError>>
     where
         F: FnMut() -> Fut,
         Fut: Future<Output = Result<T, ProviderError>>,
     {
-        let mut attempt = 0;
-        loop {
-            match op().await {
-                Ok(value) => return Ok(value),
-                Err(error) => {
-                    attempt += 1;
-                    match self.next_delay(attempt, &error) {
-                        // Boxed: a call that is not retried carries no timer.
-                        Some(delay) => Box::pin(tokio::time::sleep(delay)).await,
-                        None => return Err(error),
+        // An `async` block over the captured `op`, not an `async fn`, whose future would keep
+        // `op` twice (as its argument and as its local); the error is dropped before the
+        // wait, so no attempt's future holds room for it.
+        async move {
+            let mut attempt = 0;
+            loop {
+                let delay = match op().await {
+                    Ok(value) => return Ok(value),
+                    Err(error) => {
+                        attempt += 1;
+                        match self.next_delay(attempt, &error) {
+                            Some(delay) => delay,
+                            None => return Err(error),
+                        }
                     }
-                }
+                };
+                // Boxed: a call that is not retried carries no timer.
+                Box::pin(tokio::time::sleep(delay)).await;
             }
         }
     }

@@ -80,31 +80,32 @@ pub(crate) fn silent(provider: &'static str, waiting_for: &str, limit: Duration)
 }
 
 /// A whole response body; with a limit, reading stops with a `Timeout` error when nothing
-/// arrives for it.
+/// arrives for it. One loop serves both cases (the HTTP client's own `bytes()` would make the
+/// call's future larger by a second state machine).
 pub(crate) async fn read_whole(
     provider: &'static str,
     mut response: reqwest::Response,
     limit: Option<Duration>,
 ) -> Result<Bytes, ProviderError> {
     let transport = |e| ProviderError::transport(provider, e);
-    let Some(limit) = limit else {
-        return response.bytes().await.map_err(transport);
-    };
-    let mut silence = Silence::new(limit);
+    let mut silence = limit.map(Silence::new);
     // One read is the whole body, usually: it is kept as it is, not copied.
     let mut first: Option<Bytes> = None;
     let mut joined = BytesMut::new();
     loop {
         let mut next = pin!(response.chunk());
-        let chunk = poll_fn(|cx| match next.as_mut().poll(cx) {
-            Poll::Ready(chunk) => Poll::Ready(Ok(chunk)),
-            Poll::Pending => silence.poll_expired(cx).map(Err),
+        let chunk = poll_fn(|cx| match (next.as_mut().poll(cx), &mut silence) {
+            (Poll::Ready(chunk), _) => Poll::Ready(Ok(chunk)),
+            (Poll::Pending, Some(silence)) => silence.poll_expired(cx).map(|()| Err(silence.limit)),
+            (Poll::Pending, None) => Poll::Pending,
         })
         .await
-        .map_err(|()| silence.error(provider, "body data"))?
+        .map_err(|limit| silent(provider, "body data", limit))?
         .map_err(transport)?;
         let Some(chunk) = chunk else { break };
-        silence.heard();
+        if let Some(silence) = &mut silence {
+            silence.heard();
+        }
         if first.is_none() && joined.is_empty() {
             first = Some(chunk);
         } else {

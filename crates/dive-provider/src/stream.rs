@@ -21,52 +21,53 @@ use crate::{ProviderError, RetryPolicy};
 ///
 /// # Errors
 /// The last error when retries are exhausted or the error is not retryable.
-pub async fn open_stream<T, S, F, Fut>(
+#[allow(clippy::manual_async_fn)] // an `async fn` would keep `open` twice in its future
+pub fn open_stream<T, S, F, Fut>(
     policy: &RetryPolicy,
     mut open: F,
     commits: impl Fn(&T) -> bool,
-) -> Result<BoxStream<Result<T, ProviderError>>, ProviderError>
+) -> impl Future<Output = Result<BoxStream<Result<T, ProviderError>>, ProviderError>>
 where
     T: Send + 'static,
     S: Stream<Item = Result<T, ProviderError>> + Send + 'static,
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<S, ProviderError>>,
 {
-    let mut attempt = 0;
-    loop {
-        let failure = match open().await {
-            Err(e) => e,
-            Ok(events) => {
-                // The open stream (a response body, its parser and its mapper: large) is
-                // moved once, into a box; this future and the stream returned carry a pointer.
-                let mut events = Box::pin(events);
+    async move {
+        let mut attempt = 0;
+        loop {
+            let failure = 'attempt: {
+                // The open stream (a response body, its parser and its mapper: large) is moved
+                // once, into a box, before anything else is awaited: this future and the
+                // stream returned carry a pointer, not room for the stream.
+                let mut events = match open().await {
+                    Ok(events) => Box::pin(events),
+                    Err(e) => break 'attempt e,
+                };
                 // Items before the commit point (pings): none, usually, so nothing allocated.
                 let mut seen = Vec::new();
                 loop {
                     match events.next().await {
                         Some(Ok(item)) if commits(&item) => {
                             let replay = stream::iter(seen).chain(stream::iter(Some(Ok(item))));
-                            return Ok(Box::pin(replay.chain(events)));
+                            return Ok(Box::pin(replay.chain(events)) as BoxStream<_>);
                         }
                         Some(Ok(item)) => seen.push(Ok(item)),
-                        Some(Err(e)) => break e,
-                        None => {
-                            return Ok(Box::pin(stream::iter(seen)));
-                        }
+                        Some(Err(e)) => break 'attempt e,
+                        None => return Ok(Box::pin(stream::iter(seen)) as BoxStream<_>),
                     }
                 }
+            };
+            attempt += 1;
+            let mut failure = failure;
+            if failure.kind == LlmErrorKind::StreamInterrupted {
+                // Nothing reached the caller: to them this is a connection that failed early.
+                failure.kind = LlmErrorKind::Network;
             }
-        };
-        attempt += 1;
-        let mut failure = failure;
-        if failure.kind == LlmErrorKind::StreamInterrupted {
-            // Nothing reached the caller: to them this is a connection that failed early.
-            failure.kind = LlmErrorKind::Network;
-        }
-        match policy.next_delay(attempt, &failure) {
+            let Some(delay) = policy.next_delay(attempt, &failure) else { return Err(failure) };
+            drop(failure);
             // Boxed: a stream that opens at once carries no timer.
-            Some(delay) => Box::pin(tokio::time::sleep(delay)).await,
-            None => return Err(failure),
+            Box::pin(tokio::time::sleep(delay)).await;
         }
     }
 }
