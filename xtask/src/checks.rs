@@ -127,7 +127,7 @@ const ENV_READING_PACKAGES: &[&str] = &["dive-cli", "xtask"];
 /// environment reads (clippy.toml's `disallowed-methods`) in library code, and only there:
 /// tests, benches, examples and binaries read their environment freely, and a library's
 /// `from_env` constructors carry an `#[allow]`.
-pub(crate) const ENV_READS_DENIED: &str = "#![cfg_attr(not(test), deny(clippy::disallowed_methods))]";
+const ENV_READS_DENIED: &str = "#![cfg_attr(not(test), deny(clippy::disallowed_methods))]";
 
 /// Clippy on every target with `-D warnings` (environment reads in library code denied by
 /// [`ENV_READS_DENIED`], which `tidy` checks is in place).

@@ -36,7 +36,7 @@ where
     async move {
         let mut attempt = 0;
         loop {
-            let failure = 'attempt: {
+            let mut failure = 'attempt: {
                 // The open stream (a response body, its parser and its mapper: large) is moved
                 // once, into a box, before anything else is awaited: this future and the
                 // stream returned carry a pointer, not room for the stream.
@@ -59,7 +59,6 @@ where
                 }
             };
             attempt += 1;
-            let mut failure = failure;
             if failure.kind == LlmErrorKind::StreamInterrupted {
                 // Nothing reached the caller: to them this is a connection that failed early.
                 failure.kind = LlmErrorKind::Network;
