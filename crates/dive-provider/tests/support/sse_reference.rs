@@ -1,6 +1,6 @@
 //! What the SSE property tests and the `sse` fuzz target compare: `decode_sse` fed a stream in
 //! given reads, and `sse-stream` (an independent implementation of the same standard) fed it
-//! whole. Shared by `tests/sse.rs` and `fuzz/fuzz_targets/sse.rs`.
+//! whole. Shared by `tests/it/sse.rs` and `fuzz/fuzz_targets/sse.rs`.
 
 use std::time::Duration;
 

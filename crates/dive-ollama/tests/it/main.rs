@@ -1,0 +1,9 @@
+//! The crate's integration tests as one test binary (one link instead of one a file): each
+//! module is a test file of its own.
+
+mod conformance;
+mod http;
+mod interop;
+mod recorded;
+mod tool_cache;
+mod unsupported_content;

@@ -1,0 +1,8 @@
+//! The crate's integration tests as one test binary (one link instead of one a file): each
+//! module is a test file of its own, sharing the `common` helpers.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod agent_spans;
+mod from_env;

@@ -1,0 +1,5 @@
+//! The crate's integration tests as one test binary (one link instead of one a file): each
+//! module is a test file of its own.
+
+mod models;
+mod vector_store;
