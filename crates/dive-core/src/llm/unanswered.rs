@@ -64,13 +64,10 @@ pub fn answer_unanswered_tool_calls_with<'a>(messages: &'a [Message], text: &str
         let msg = &messages[i];
         if msg.role == Role::Assistant && msg.has_tool_uses() {
             let next = messages.get(i + 1);
-            let answered: HashSet<&str> = next
-                .filter(|n| n.role == Role::User)
-                .map(|n| n.tool_results_iter().map(|r| r.tool_use_id.as_str()).collect())
-                .unwrap_or_default();
+            let answered = Answered::of(next.filter(|n| n.role == Role::User));
             let missing: Vec<Content> = msg
                 .tool_uses()
-                .filter(|t| !answered.contains(t.id.as_str()))
+                .filter(|t| !answered.contains(&t.id))
                 .map(|t| {
                     // A provider-defined toolset's result echoes the call's toolset name.
                     let mut answer = ToolResultContent::error(t.id.clone(), text);
@@ -106,6 +103,35 @@ pub fn answer_unanswered_tool_calls_with<'a>(messages: &'a [Message], text: &str
     }
 }
 
+/// The ids a user message answers. Every request walks the whole history, so a message of a
+/// few results is searched in place (no allocation, no hashing); a set is built only for
+/// messages of many.
+enum Answered<'a> {
+    Few(Option<&'a Message>),
+    Many(HashSet<&'a str>),
+}
+
+impl<'a> Answered<'a> {
+    /// Results up to this many are searched one by one.
+    const SEARCHED_IN_PLACE: usize = 16;
+
+    fn of(results: Option<&'a Message>) -> Self {
+        match results {
+            Some(m) if m.tool_results_iter().nth(Self::SEARCHED_IN_PLACE).is_some() => {
+                Self::Many(m.tool_results_iter().map(|r| r.tool_use_id.as_str()).collect())
+            }
+            _ => Self::Few(results),
+        }
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        match self {
+            Self::Few(results) => results.is_some_and(|m| m.tool_results_iter().any(|r| r.tool_use_id == id)),
+            Self::Many(ids) => ids.contains(id),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +159,36 @@ mod tests {
         let kinds: Vec<_> = fixed[1].content.iter().map(|c| c.kind().to_owned()).collect();
         assert_eq!(kinds, ["tool_result", "tool_result", "text"]);
         assert_eq!(fixed[1].content[1].as_tool_result().unwrap().tool_use_id, "b");
+    }
+
+    #[test]
+    fn only_the_unanswered_calls_are_answered_whether_a_message_has_few_results_or_many() {
+        for calls in [3, Answered::SEARCHED_IN_PLACE + 1, Answered::SEARCHED_IN_PLACE + 2, 40] {
+            let ids: Vec<String> = (0..calls).map(|n| format!("call_{n}")).collect();
+            let uses = ids.iter().map(|id| call(id)).collect();
+            // Every call but the second is answered.
+            let results = ids
+                .iter()
+                .enumerate()
+                .filter(|(n, _)| *n != 1)
+                .map(|(_, id)| ToolResultContent::text(id.as_str(), "ok"))
+                .collect();
+            let h = vec![Message::new(Role::Assistant, uses), Message::tool_results(results)];
+            let fixed = answer_unanswered_tool_calls(&h);
+            let answered: Vec<&str> = fixed[1].tool_results_iter().map(|r| r.tool_use_id.as_str()).collect();
+            assert_eq!(answered.len(), calls, "{calls} calls");
+            assert_eq!(
+                answered.last(),
+                Some(&"call_1"),
+                "{calls} calls: the one missing answer is added last"
+            );
+            let searched_in_place = calls - 1 <= Answered::SEARCHED_IN_PLACE;
+            assert_eq!(
+                matches!(Answered::of(Some(&h[1])), Answered::Few(_)),
+                searched_in_place,
+                "{calls} calls"
+            );
+        }
     }
 
     #[test]
