@@ -7,6 +7,7 @@ use dive_core::{Content, MediaSource, ToolResultContent, ToolUse};
 use dive_provider::EncodedTools;
 
 use crate::dialect::Dialect;
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
 /// The metadata key OpenAI replay data lives under (`{"openai": {"phase": …}}`).
@@ -25,11 +26,23 @@ pub(crate) fn media_url(source: &MediaSource) -> Option<Cow<'_, str>> {
 
 /// The `arguments` string of a tool call: the input as JSON, or the raw text when the model's
 /// arguments never parsed (kept as a string so they are replayed exactly).
-pub(crate) fn arguments(call: &ToolUse) -> Cow<'_, str> {
-    match &*call.input {
-        Value::String(raw) => Cow::Borrowed(raw),
-        // Written by the JSON writer into one buffer (a `Value` cannot fail to serialize).
-        other => Cow::Owned(serde_json::to_string(other).unwrap_or_default()),
+pub(crate) fn arguments(call: &ToolUse) -> Arguments<'_> {
+    Arguments(&call.input)
+}
+
+/// A tool call's `arguments` as the body's serializer writes them: the input's JSON text is
+/// escaped into the body's string as it is written, with no string of its own. Every request
+/// sends every past call again, so this is paid once a request for each call in the history.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Arguments<'a>(&'a Value);
+
+impl Serialize for Arguments<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::String(raw) => s.serialize_str(raw),
+            // `Value`'s `Display` is its compact JSON, what `serde_json::to_string` writes.
+            other => s.collect_str(other),
+        }
     }
 }
 
@@ -139,9 +152,13 @@ mod tests {
 
     #[test]
     fn arguments_are_the_input_as_json_or_the_raw_text_kept() {
-        let call = ToolUse::new("c", "add", json!({"a": 1, "b": "x"}));
-        assert_eq!(arguments(&call), r#"{"a":1,"b":"x"}"#);
+        let as_sent = |call: &ToolUse| -> String {
+            serde_json::from_str(&serde_json::to_string(&arguments(call)).unwrap()).unwrap()
+        };
+        let input = json!({"a": 1, "b": "x \"quoted\" \\ é \n", "c": [1.5, null, true], "d": {}});
+        let call = ToolUse::new("c", "add", input.clone());
+        assert_eq!(as_sent(&call), serde_json::to_string(&input).unwrap());
         let raw = ToolUse::new("c", "add", Value::String("{not json".into()));
-        assert!(matches!(arguments(&raw), Cow::Borrowed("{not json")));
+        assert_eq!(as_sent(&raw), "{not json");
     }
 }

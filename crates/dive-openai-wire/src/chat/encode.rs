@@ -25,7 +25,7 @@ use crate::chat::reasoning::{stored_detail, thinking_chunk};
 use crate::dialect::Dialect;
 use crate::schema::strict_schema;
 use crate::wire::EncodeOptions;
-use crate::wire::{arguments, encode_tool_list, has_media, media_url, result_text};
+use crate::wire::{Arguments, arguments, encode_tool_list, has_media, media_url, result_text};
 
 /// Client settings that shape every Chat Completions body.
 pub type ChatOptions<'a> = EncodeOptions<'a>;
@@ -370,7 +370,7 @@ struct Call<'m> {
 #[derive(Serialize)]
 struct CallFunction<'m> {
     name: &'m str,
-    arguments: Cow<'m, str>,
+    arguments: Arguments<'m>,
 }
 
 impl Serialize for Assistant<'_> {

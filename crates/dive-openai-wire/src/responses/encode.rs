@@ -28,7 +28,7 @@ use crate::body::{Body, TopLevel};
 use crate::chat::json_schema_spec;
 use crate::schema::strict_schema;
 use crate::wire::EncodeOptions;
-use crate::wire::{arguments, encode_tool_list, has_media, media_url, meta, result_text};
+use crate::wire::{Arguments, arguments, encode_tool_list, has_media, media_url, meta, result_text};
 
 /// Client settings that shape every Responses body.
 pub type ResponsesOptions<'a> = EncodeOptions<'a>;
@@ -365,7 +365,7 @@ struct CallItem<'m> {
     kind: &'static str,
     call_id: &'m str,
     name: &'m str,
-    arguments: Cow<'m, str>,
+    arguments: Arguments<'m>,
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<&'m Value>,
 }
