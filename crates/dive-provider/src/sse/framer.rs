@@ -84,7 +84,12 @@ impl Framer {
             }
         }
         let mut rest = bytes.get(*at..).unwrap_or_default();
-        while let Some(end) = line_end(rest) {
+        loop {
+            if let Some(len) = self.repeated_name_line(rest) {
+                *at += len;
+                rest = &rest[len..];
+            }
+            let Some(end) = line_end(rest) else { break };
             if let Some(event) = self.lone_data_line(rest, end) {
                 *at += end + 2;
                 return Ok(Some(event));
@@ -151,6 +156,23 @@ impl Framer {
             }
         }
         self.dispatch()
+    }
+
+    /// The length of the `event:` line that starts `rest` when it names the event as the
+    /// last one did (`event: ` and that name, then LF), its type set: a model's stream names
+    /// event after event alike, and such a line is known by comparing its bytes, without
+    /// searching for its end. `None` for any other line: the line-by-line path reads it.
+    fn repeated_name_line(&mut self, rest: &[u8]) -> Option<usize> {
+        if self.first_line || !self.partial.is_empty() || self.last_name.is_empty() {
+            return None;
+        }
+        let name = self.last_name.as_bytes();
+        let after = rest.strip_prefix(b"event: ")?;
+        if after.get(..name.len())? != name || after.get(name.len()) != Some(&b'\n') {
+            return None;
+        }
+        self.event_type = Some(self.last_name.clone());
+        Some(b"event: ".len() + name.len() + 1)
     }
 
     /// The event of the `data:` line that starts `rest` and ends (LF) at `end`, when a blank

@@ -26,6 +26,10 @@ fn line() -> impl Strategy<Value = String> {
         text.prop_map(|t| format!("data:{t}")),
         Just("data".to_owned()),
         "[a-z_]{0,8}".prop_map(|t| format!("event: {t}")),
+        // A name that comes back, as a model's stream repeats its few names, and names that
+        // differ from it only in their last bytes.
+        Just("event: delta".to_owned()),
+        "[a-z_]{0,2}".prop_map(|t| format!("event: delt{t}")),
         text.prop_map(|t| format!("id: {t}")),
         Just("id: has\0nul".to_owned()),
         "[0-9]{0,6}|[0-9x. -]{0,4}".prop_map(|t| format!("retry: {t}")),
