@@ -153,10 +153,14 @@ where
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let mut this = self.project();
         loop {
-            if let Some(read) = this.read.as_ref() {
+            // A read framed to its end (most reads hold one event) is dropped without asking
+            // the framer again: it has nothing left to frame in it.
+            if let Some(read) = this.read.as_ref()
+                && *this.at < read.as_ref().len()
+            {
                 match this.framer.next_event(read.as_ref(), this.at) {
                     Ok(Some(event)) => return Poll::Ready(Some(Ok(event))),
-                    Ok(None) => *this.read = None,
+                    Ok(None) => {}
                     Err(EventTooLarge) => {
                         *this.done = true;
                         *this.read = None;
@@ -172,6 +176,7 @@ where
                     }
                 }
             }
+            *this.read = None;
             if *this.done {
                 return Poll::Ready(None);
             }
