@@ -382,12 +382,22 @@ impl MessagesMapper {
 impl StreamMapper for MessagesMapper {
     type Frame = SseEvent;
 
-    fn map(&mut self, mut sse: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+    fn map(&mut self, sse: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if let Some(event) = self.map_last(sse, out)? {
+            out.push_back(event);
+        }
+        Ok(())
+    }
+
+    fn map_last(
+        &mut self,
+        mut sse: SseEvent,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<Option<StreamEvent>, ProviderError> {
         if self.held.is_empty()
             && let Some((index, delta)) = exact_delta_owned(&mut sse.data)
         {
-            out.push_back(StreamEvent::ContentBlockDelta { index, delta });
-            return Ok(());
+            return Ok(Some(StreamEvent::ContentBlockDelta { index, delta }));
         }
         if !self.held.is_empty()
             && sse.event == "content_block_delta"
@@ -395,7 +405,7 @@ impl StreamMapper for MessagesMapper {
             && let Some(h) = self.held.iter_mut().find(|h| h.index == index)
         {
             merge_delta(&mut h.raw, delta, &mut h.partial_json);
-            return Ok(());
+            return Ok(None);
         }
         let event = match map_raw(&sse)? {
             Mapped::Event(StreamEvent::ContentBlockStop { index }) => {
@@ -419,16 +429,15 @@ impl StreamMapper for MessagesMapper {
             }
             Mapped::HeldStart { index, raw } => {
                 self.held.push(Held { index, raw, partial_json: String::new() });
-                return Ok(());
+                return Ok(None);
             }
             Mapped::RawDelta { index } => {
                 tracing::debug!(index, "skipping a delta of a type this version does not model");
-                return Ok(());
+                return Ok(None);
             }
-            Mapped::Skip => return Ok(()),
+            Mapped::Skip => return Ok(None),
         };
-        out.push_back(event);
-        Ok(())
+        Ok(Some(event))
     }
 
     fn end_marker(&self) -> &'static str {

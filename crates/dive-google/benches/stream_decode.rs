@@ -121,8 +121,10 @@ fn frame_and_map(reads: &[Bytes]) -> usize {
     futures::executor::block_on(async {
         let mut n = 0;
         while let Some(e) = sse.next().await {
-            decoder.map(e.unwrap(), &mut out).unwrap();
-            n += out.len();
+            // The mapper as the adapter calls it: the frame's last event returned.
+            let last = decoder.map_last(e.unwrap(), &mut out).unwrap();
+            n += out.len() + usize::from(last.is_some());
+            drop(black_box(last));
             out.drain(..).for_each(|e| drop(black_box(e)));
         }
         decoder.end(&mut out).unwrap();

@@ -134,13 +134,14 @@ impl ChunkDecoder {
         }
     }
 
-    fn text_part(
+    /// The block of `kind` (opened when another kind is, its start going to `out`) and the
+    /// delta of `text` in it (`None` for no text).
+    fn text_delta(
         &mut self,
         kind: Open,
         text: Cow<'_, str>,
-        signature: Option<&str>,
         out: &mut VecDeque<StreamEvent>,
-    ) {
+    ) -> (usize, Option<StreamEvent>) {
         let index = match self.open {
             Some((index, open)) if open == kind => index,
             _ => {
@@ -157,17 +158,29 @@ impl ChunkDecoder {
                 index
             }
         };
-        if !text.is_empty() {
-            if let Some(Some(t)) = self.texts.get_mut(index) {
-                t.push_str(&text);
-            }
-            let text = text.into_owned();
-            let delta = match kind {
-                Open::Text => ContentDelta::TextDelta { text },
-                Open::Thought => ContentDelta::ThinkingDelta { thinking: text },
-            };
-            out.push_back(StreamEvent::ContentBlockDelta { index, delta });
+        if text.is_empty() {
+            return (index, None);
         }
+        if let Some(Some(t)) = self.texts.get_mut(index) {
+            t.push_str(&text);
+        }
+        let text = text.into_owned();
+        let delta = match kind {
+            Open::Text => ContentDelta::TextDelta { text },
+            Open::Thought => ContentDelta::ThinkingDelta { thinking: text },
+        };
+        (index, Some(StreamEvent::ContentBlockDelta { index, delta }))
+    }
+
+    fn text_part(
+        &mut self,
+        kind: Open,
+        text: Cow<'_, str>,
+        signature: Option<&str>,
+        out: &mut VecDeque<StreamEvent>,
+    ) {
+        let (index, delta) = self.text_delta(kind, text, out);
+        out.extend(delta);
         if signature.is_some() {
             let metadata = part_metadata(signature, false);
             out.push_back(StreamEvent::ContentBlockDelta {
@@ -184,7 +197,8 @@ impl ChunkDecoder {
     /// A typed error for an error chunk; `Decode` for JSON that does not parse.
     pub fn chunk(&mut self, data: &str) -> Result<Vec<StreamEvent>, ProviderError> {
         let mut out = VecDeque::new();
-        self.chunk_into(&mut data.as_bytes().to_vec(), &mut out)?;
+        let last = self.chunk_into(&mut data.as_bytes().to_vec(), &mut out)?;
+        out.extend(last);
         Ok(out.into())
     }
 
@@ -193,13 +207,13 @@ impl ChunkDecoder {
         self.usage.apply_snapshot(&UsageReport::whole(decode_usage(u)));
     }
 
-    /// The events of one chunk; a text chunk read by the fast path takes its text out of
-    /// `data`'s buffer (the rest is dropped).
+    /// The events of one chunk, the last returned (see `StreamMapper::map_last`); a text
+    /// chunk read by the fast path takes its text out of `data`'s buffer (the rest is dropped).
     fn chunk_into(
         &mut self,
         data: &mut Vec<u8>,
         out: &mut VecDeque<StreamEvent>,
-    ) -> Result<(), ProviderError> {
+    ) -> Result<Option<StreamEvent>, ProviderError> {
         // A text chunk after the first, before a finish reason, adds its text and its usage.
         if self.started
             && !self.stopped
@@ -209,14 +223,23 @@ impl ChunkDecoder {
             if let Some(u) = chunk.usage.filter(|u| u.total_token_count.is_some()) {
                 self.snapshot = Some(u);
             }
-            self.text_part(Open::Text, Cow::Owned(chunk.text.take_from(data)), None, out);
-            return Ok(());
+            let (_, delta) = self.text_delta(Open::Text, Cow::Owned(chunk.text.take_from(data)), out);
+            return Ok(delta);
         }
+        self.parsed_chunk_into(data, out).map(|()| None)
+    }
+
+    /// The events of a chunk the fast path does not read.
+    fn parsed_chunk_into(
+        &mut self,
+        data: &[u8],
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<(), ProviderError> {
         if let Some(u) = self.snapshot.take() {
             self.apply_usage(&u);
         }
         // Past the byte-shape path, the data is decoded once (as the standard decodes it).
-        let body = dive_provider::decode_text(data.as_slice());
+        let body = dive_provider::decode_text(data);
         let data: &str = &body;
         let mut v: Response<'_> = match serde_json::from_str(data) {
             Ok(v) => v,
@@ -345,6 +368,16 @@ impl StreamMapper for ChunkDecoder {
     type Frame = SseEvent;
 
     fn map(&mut self, mut sse: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        let last = self.chunk_into(&mut sse.data, out)?;
+        out.extend(last);
+        Ok(())
+    }
+
+    fn map_last(
+        &mut self,
+        mut sse: SseEvent,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<Option<StreamEvent>, ProviderError> {
         self.chunk_into(&mut sse.data, out)
     }
 

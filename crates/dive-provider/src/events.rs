@@ -147,6 +147,25 @@ impl<M: StreamMapper> Events<M> {
         Poll::Ready(())
     }
 
+    /// An event on its way out: its usage priced, and what it says of the stream noted.
+    fn hand_over(&mut self, mut event: StreamEvent) -> StreamEvent {
+        match &mut event {
+            StreamEvent::MessageStart { message } => price(&mut message.usage, self.pricing.as_ref()),
+            StreamEvent::MessageDelta { usage: Some(usage), .. } => price(usage, self.pricing.as_ref()),
+            _ => {}
+        }
+        match &event {
+            StreamEvent::MessageStart { .. } | StreamEvent::ContentBlockStart { .. } => self.started = true,
+            // Nothing after message_stop belongs to this response.
+            StreamEvent::MessageStop => {
+                self.complete = true;
+                self.finished = true;
+            }
+            _ => {}
+        }
+        event
+    }
+
     fn fail(&mut self, error: ProviderError) -> ProviderError {
         self.finished = true;
         self.queue.clear();
@@ -170,26 +189,8 @@ impl<M: StreamMapper> Stream for Events<M> {
             {
                 return Poll::Pending;
             }
-            if let Some(mut event) = this.queue.pop_front() {
-                match &mut event {
-                    StreamEvent::MessageStart { message } => price(&mut message.usage, this.pricing.as_ref()),
-                    StreamEvent::MessageDelta { usage: Some(usage), .. } => {
-                        price(usage, this.pricing.as_ref());
-                    }
-                    _ => {}
-                }
-                match &event {
-                    StreamEvent::MessageStart { .. } | StreamEvent::ContentBlockStart { .. } => {
-                        this.started = true;
-                    }
-                    // Nothing after message_stop belongs to this response.
-                    StreamEvent::MessageStop => {
-                        this.complete = true;
-                        this.finished = true;
-                    }
-                    _ => {}
-                }
-                return Poll::Ready(Some(Ok(event)));
+            if let Some(event) = this.queue.pop_front() {
+                return Poll::Ready(Some(Ok(this.hand_over(event))));
             }
             if this.ended {
                 if this.complete {
@@ -219,7 +220,21 @@ impl<M: StreamMapper> Stream for Events<M> {
                 },
             };
             let result = match item {
-                Some(Ok(frame)) => this.mapper.map(frame, &mut this.queue),
+                Some(Ok(frame)) => match this.mapper.map_last(frame, &mut this.queue) {
+                    // The frame's one event (the queue is empty here): handed over as it is,
+                    // unless it is the last, which waits in the queue for the body's end.
+                    Ok(Some(event))
+                        if this.queue.is_empty() && !matches!(event, StreamEvent::MessageStop) =>
+                    {
+                        return Poll::Ready(Some(Ok(this.hand_over(event))));
+                    }
+                    Ok(Some(event)) => {
+                        this.queue.push_back(event);
+                        Ok(())
+                    }
+                    Ok(None) => Ok(()),
+                    Err(e) => Err(e),
+                },
                 Some(Err(mut e)) => {
                     if this.started {
                         e.kind = LlmErrorKind::StreamInterrupted;

@@ -161,6 +161,22 @@ pub trait StreamMapper: Send + Unpin + 'static {
     /// for data that does not parse.
     fn map(&mut self, frame: Self::Frame, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError>;
 
+    /// [`map`](Self::map) with the frame's last event returned instead of pushed: the frame's
+    /// events are those pushed to `out`, then the one returned. Most frames of a model's
+    /// stream make one event (a text delta), which [`Events`](crate::Events) then hands over
+    /// without queueing it. The default maps into `out` and returns `None`; a mapper that
+    /// overrides this method may implement [`map`](Self::map) by it.
+    ///
+    /// # Errors
+    /// As [`map`](Self::map).
+    fn map_last(
+        &mut self,
+        frame: Self::Frame,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<Option<StreamEvent>, ProviderError> {
+        self.map(frame, out).map(|()| None)
+    }
+
     /// The body ended. Push the closing events when this end is a proper one. The default
     /// pushes nothing; the adapter then reports `StreamInterrupted` unless a `MessageStop`
     /// was seen.

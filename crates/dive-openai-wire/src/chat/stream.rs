@@ -133,8 +133,21 @@ impl ChatMapper {
     }
 
     fn simple_delta(&mut self, kind: Simple, text: String, out: &mut VecDeque<StreamEvent>) {
+        if let Some(delta) = self.simple_delta_event(kind, text, out) {
+            out.push_back(delta);
+        }
+    }
+
+    /// A text, refusal or reasoning delta: the events that open its block (when the kind
+    /// changes) go to `out`, the delta is returned.
+    fn simple_delta_event(
+        &mut self,
+        kind: Simple,
+        text: String,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Option<StreamEvent> {
         if text.is_empty() {
-            return;
+            return None;
         }
         let index = match self.simple {
             Some((k, index)) if k == kind => index,
@@ -154,7 +167,7 @@ impl ChatMapper {
             Simple::Thinking => ContentDelta::ThinkingDelta { thinking: text },
             Simple::Text | Simple::Refusal => ContentDelta::TextDelta { text },
         };
-        out.push_back(StreamEvent::ContentBlockDelta { index, delta });
+        Some(StreamEvent::ContentBlockDelta { index, delta })
     }
 
     fn tool_delta(&mut self, call: ToolCallDelta, out: &mut VecDeque<StreamEvent>) {
@@ -214,9 +227,20 @@ impl StreamMapper for ChatMapper {
         "[DONE]"
     }
 
-    fn map(&mut self, mut event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+    fn map(&mut self, event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if let Some(event) = self.map_last(event, out)? {
+            out.push_back(event);
+        }
+        Ok(())
+    }
+
+    fn map_last(
+        &mut self,
+        mut event: SseEvent,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<Option<StreamEvent>, ProviderError> {
         if self.done {
-            return Ok(());
+            return Ok(None);
         }
         // A text chunk after the first adds only its text (no id, usage, reasoning or error).
         if self.exact
@@ -226,10 +250,22 @@ impl StreamMapper for ChatMapper {
             && let Some(text) = self.content_shape.read(&event.data)
         {
             let text = text.take_from(&mut event.data);
-            self.simple_delta(Simple::Text, text, out);
+            return Ok(self.simple_delta_event(Simple::Text, text, out));
+        }
+        self.map_chunk(&event, out).map(|()| None)
+    }
+
+    fn end(&mut self, _out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if self.done {
             return Ok(());
         }
-        let event = &event;
+        Err(ProviderError::new(self.provider, LlmErrorKind::StreamInterrupted, "stream ended without [DONE]"))
+    }
+}
+
+impl ChatMapper {
+    /// Any chunk but a text chunk read by its byte shape: its events go to `out`.
+    fn map_chunk(&mut self, event: &SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
         // Past the byte-shape path, the data is decoded once (as the standard decodes it).
         let body = event.text();
         let data = body.trim();
@@ -301,12 +337,5 @@ impl StreamMapper for ChatMapper {
             self.finish_reason = Some(self.dialect.stop_reason(reason));
         }
         Ok(())
-    }
-
-    fn end(&mut self, _out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
-        if self.done {
-            return Ok(());
-        }
-        Err(ProviderError::new(self.provider, LlmErrorKind::StreamInterrupted, "stream ended without [DONE]"))
     }
 }

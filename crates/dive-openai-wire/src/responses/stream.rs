@@ -135,9 +135,12 @@ impl ResponsesMapper {
     }
 
     fn delta(&self, key: Key, delta: ContentDelta, out: &mut VecDeque<StreamEvent>) {
-        if let Some(index) = self.index(key) {
-            out.push_back(StreamEvent::ContentBlockDelta { index, delta });
-        }
+        out.extend(self.delta_event(key, delta));
+    }
+
+    /// The delta of the block at `key`; `None` when no such block is open.
+    fn delta_event(&self, key: Key, delta: ContentDelta) -> Option<StreamEvent> {
+        self.index(key).map(|index| StreamEvent::ContentBlockDelta { index, delta })
     }
 
     fn item_added(&mut self, output: u64, item: &Value, out: &mut VecDeque<StreamEvent>) {
@@ -213,29 +216,57 @@ impl StreamMapper for ResponsesMapper {
         "response.completed"
     }
 
-    fn map(&mut self, mut event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+    fn map(&mut self, event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if let Some(event) = self.map_last(event, out)? {
+            out.push_back(event);
+        }
+        Ok(())
+    }
+
+    fn map_last(
+        &mut self,
+        mut event: SseEvent,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<Option<StreamEvent>, ProviderError> {
         if self.done {
-            return Ok(());
+            return Ok(None);
         }
         if self.exact
             && let Some(d) = self.delta_shape.read(&event.data)
         {
             let output = d.output_index.unwrap_or(0);
             let text = d.delta.take_from(&mut event.data);
-            match d.kind {
+            return Ok(match d.kind {
                 DeltaKind::Text => {
-                    self.delta((output, d.content_index), ContentDelta::TextDelta { text }, out)
+                    self.delta_event((output, d.content_index), ContentDelta::TextDelta { text })
                 }
                 DeltaKind::Summary => {
-                    self.delta((output, None), ContentDelta::ThinkingDelta { thinking: text }, out);
+                    self.delta_event((output, None), ContentDelta::ThinkingDelta { thinking: text })
                 }
                 DeltaKind::Arguments => {
                     self.arguments_seen.push(output);
-                    self.delta((output, None), ContentDelta::InputJsonDelta { partial_json: text }, out);
+                    self.delta_event((output, None), ContentDelta::InputJsonDelta { partial_json: text })
                 }
-            }
+            });
+        }
+        self.map_event(&event, out).map(|()| None)
+    }
+
+    fn end(&mut self, _out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if self.done {
             return Ok(());
         }
+        Err(ProviderError::new(
+            self.provider,
+            LlmErrorKind::StreamInterrupted,
+            "stream ended before response.completed",
+        ))
+    }
+}
+
+impl ResponsesMapper {
+    /// Any event but a delta read by its byte shape: its events go to `out`.
+    fn map_event(&mut self, event: &SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
         // Past the byte-shape path, the data is decoded once (as the standard decodes it).
         let body = event.text();
         if body.trim().is_empty() || body.trim() == "[DONE]" {
@@ -325,16 +356,5 @@ impl StreamMapper for ResponsesMapper {
             other => tracing::trace!(event = other, "skipping Responses stream event"),
         }
         Ok(())
-    }
-
-    fn end(&mut self, _out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
-        if self.done {
-            return Ok(());
-        }
-        Err(ProviderError::new(
-            self.provider,
-            LlmErrorKind::StreamInterrupted,
-            "stream ended before response.completed",
-        ))
     }
 }
