@@ -382,8 +382,8 @@ impl MessagesMapper {
 impl StreamMapper for MessagesMapper {
     type Frame = SseEvent;
 
-    fn map(&mut self, sse: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
-        if let Some(event) = self.map_last(sse, out)? {
+    fn map(&mut self, mut sse: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if let Some(event) = self.map_last(&mut sse, out)? {
             out.push_back(event);
         }
         Ok(())
@@ -391,7 +391,7 @@ impl StreamMapper for MessagesMapper {
 
     fn map_last(
         &mut self,
-        mut sse: SseEvent,
+        sse: &mut SseEvent,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<Option<StreamEvent>, ProviderError> {
         if self.held.is_empty()
@@ -407,7 +407,7 @@ impl StreamMapper for MessagesMapper {
             merge_delta(&mut h.raw, delta, &mut h.partial_json);
             return Ok(None);
         }
-        let event = match map_raw(&sse)? {
+        let event = match map_raw(sse)? {
             Mapped::Event(StreamEvent::ContentBlockStop { index }) => {
                 if let Some(pos) = self.held.iter().position(|h| h.index == index) {
                     let content_block = self.held.remove(pos).into_block();

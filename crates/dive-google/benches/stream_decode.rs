@@ -122,7 +122,7 @@ fn frame_and_map(reads: &[Bytes]) -> usize {
         let mut n = 0;
         while let Some(e) = sse.next().await {
             // The mapper as the adapter calls it: the frame's last event returned.
-            let last = decoder.map_last(e.unwrap(), &mut out).unwrap();
+            let last = decoder.map_last(&mut e.unwrap(), &mut out).unwrap();
             n += out.len() + usize::from(last.is_some());
             drop(black_box(last));
             out.drain(..).for_each(|e| drop(black_box(e)));

@@ -375,7 +375,7 @@ impl StreamMapper for ChunkDecoder {
 
     fn map_last(
         &mut self,
-        mut sse: SseEvent,
+        sse: &mut SseEvent,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<Option<StreamEvent>, ProviderError> {
         self.chunk_into(&mut sse.data, out)

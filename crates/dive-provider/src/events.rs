@@ -166,6 +166,22 @@ impl<M: StreamMapper> Events<M> {
         event
     }
 
+    /// A frame (or the end of the body) arrived: the read timeout starts over.
+    fn heard(&mut self) {
+        if let Some(silence) = &mut self.silence {
+            silence.heard();
+        }
+    }
+
+    /// The body broke (or went silent): after output, the stream was interrupted.
+    fn broken(&self, mut e: ProviderError) -> ProviderError {
+        if self.started {
+            e.kind = LlmErrorKind::StreamInterrupted;
+            e.message = format!("stream broke after it started: {}", e.message);
+        }
+        e
+    }
+
     fn fail(&mut self, error: ProviderError) -> ProviderError {
         self.finished = true;
         self.queue.clear();
@@ -204,23 +220,13 @@ impl<M: StreamMapper> Stream for Events<M> {
                 );
                 return Poll::Ready(Some(Err(this.fail(e))));
             }
-            let item = match this.inner.as_mut().poll_next(cx) {
-                Poll::Ready(item) => {
-                    if let Some(silence) = &mut this.silence {
-                        silence.heard();
-                    }
-                    item
-                }
-                Poll::Pending => match &mut this.silence {
-                    Some(silence) => match silence.poll_expired(cx) {
-                        Poll::Ready(()) => Some(Err(silence.error(this.provider, "stream event"))),
-                        Poll::Pending => return Poll::Pending,
-                    },
-                    None => return Poll::Pending,
-                },
-            };
-            let result = match item {
-                Some(Ok(frame)) => match this.mapper.map_last(frame, &mut this.queue) {
+            // A frame is mapped where the poll left it: moving it into the mapper (or binding
+            // the poll's answer first) copies it once more an event, and the copy stalls on
+            // the stores that have just written it.
+            let mut polled = this.inner.as_mut().poll_next(cx);
+            if let Poll::Ready(Some(Ok(frame))) = &mut polled {
+                this.heard();
+                match this.mapper.map_last(frame, &mut this.queue) {
                     // The frame's one event (the queue is empty here): handed over as it is,
                     // unless it is the last, which waits in the queue for the body's end.
                     Ok(Some(event))
@@ -228,23 +234,31 @@ impl<M: StreamMapper> Stream for Events<M> {
                     {
                         return Poll::Ready(Some(Ok(this.hand_over(event))));
                     }
-                    Ok(Some(event)) => {
-                        this.queue.push_back(event);
-                        Ok(())
-                    }
-                    Ok(None) => Ok(()),
-                    Err(e) => Err(e),
-                },
-                Some(Err(mut e)) => {
-                    if this.started {
-                        e.kind = LlmErrorKind::StreamInterrupted;
-                        e.message = format!("stream broke after it started: {}", e.message);
-                    }
-                    Err(e)
+                    Ok(Some(event)) => this.queue.push_back(event),
+                    Ok(None) => {}
+                    Err(e) => return Poll::Ready(Some(Err(this.fail(e)))),
                 }
-                None => {
+                continue;
+            }
+            let result = match polled {
+                // Mapped above.
+                Poll::Ready(Some(Ok(_))) => Ok(()),
+                Poll::Ready(Some(Err(e))) => {
+                    this.heard();
+                    Err(this.broken(e))
+                }
+                Poll::Ready(None) => {
+                    this.heard();
                     this.ended = true;
                     this.mapper.end(&mut this.queue)
+                }
+                Poll::Pending => {
+                    let Some(silence) = &mut this.silence else { return Poll::Pending };
+                    if silence.poll_expired(cx).is_pending() {
+                        return Poll::Pending;
+                    }
+                    let e = silence.error(this.provider, "stream event");
+                    Err(this.broken(e))
                 }
             };
             if let Err(e) = result {

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 /// One NDJSON line (its `\n` / `\r\n` removed, never blank), not parsed: the stream mapper
 /// reads it straight into its typed structs (`serde_json::from_slice(line.as_bytes())`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct NdjsonLine(Bytes);
 
 impl NdjsonLine {

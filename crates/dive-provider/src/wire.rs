@@ -124,7 +124,9 @@ impl<B> Encoded<B> {
 
 /// How a streamed body is framed into the items a [`StreamMapper`] reads. Implemented for
 /// [`SseEvent`] (server-sent events) and for [`serde_json::Value`] (NDJSON, one value a line).
-pub trait Frame: Sized + Send + 'static {
+/// `Default` is an empty frame: what is left of a frame a mapper took the contents of
+/// ([`StreamMapper::map_last`] reads frames in place).
+pub trait Frame: Sized + Send + Default + 'static {
     /// Frames a streamed response body.
     fn frames(provider: &'static str, response: reqwest::Response) -> BoxStream<Result<Self, ProviderError>>;
 }
@@ -161,20 +163,21 @@ pub trait StreamMapper: Send + Unpin + 'static {
     /// for data that does not parse.
     fn map(&mut self, frame: Self::Frame, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError>;
 
-    /// [`map`](Self::map) with the frame's last event returned instead of pushed: the frame's
-    /// events are those pushed to `out`, then the one returned. Most frames of a model's
-    /// stream make one event (a text delta), which [`Events`](crate::Events) then hands over
-    /// without queueing it. The default maps into `out` and returns `None`; a mapper that
-    /// overrides this method may implement [`map`](Self::map) by it.
+    /// [`map`](Self::map) on the frame where it lies (the mapper may take its contents), with
+    /// the frame's last event returned instead of pushed: the frame's events are those pushed
+    /// to `out`, then the one returned. Most frames of a model's stream make one event (a text
+    /// delta), which [`Events`](crate::Events) then hands over without queueing it, and no frame
+    /// is copied on its way in. The default takes the frame and maps it into `out`; a mapper
+    /// that overrides this method may implement [`map`](Self::map) by it.
     ///
     /// # Errors
     /// As [`map`](Self::map).
     fn map_last(
         &mut self,
-        frame: Self::Frame,
+        frame: &mut Self::Frame,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<Option<StreamEvent>, ProviderError> {
-        self.map(frame, out).map(|()| None)
+        self.map(std::mem::take(frame), out).map(|()| None)
     }
 
     /// The body ended. Push the closing events when this end is a proper one. The default

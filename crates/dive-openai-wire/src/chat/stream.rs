@@ -227,8 +227,8 @@ impl StreamMapper for ChatMapper {
         "[DONE]"
     }
 
-    fn map(&mut self, event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
-        if let Some(event) = self.map_last(event, out)? {
+    fn map(&mut self, mut event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if let Some(event) = self.map_last(&mut event, out)? {
             out.push_back(event);
         }
         Ok(())
@@ -236,7 +236,7 @@ impl StreamMapper for ChatMapper {
 
     fn map_last(
         &mut self,
-        mut event: SseEvent,
+        event: &mut SseEvent,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<Option<StreamEvent>, ProviderError> {
         if self.done {
@@ -252,7 +252,7 @@ impl StreamMapper for ChatMapper {
             let text = text.take_from(&mut event.data);
             return Ok(self.simple_delta_event(Simple::Text, text, out));
         }
-        self.map_chunk(&event, out).map(|()| None)
+        self.map_chunk(event, out).map(|()| None)
     }
 
     fn end(&mut self, _out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {

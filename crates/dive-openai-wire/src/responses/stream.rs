@@ -216,8 +216,8 @@ impl StreamMapper for ResponsesMapper {
         "response.completed"
     }
 
-    fn map(&mut self, event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
-        if let Some(event) = self.map_last(event, out)? {
+    fn map(&mut self, mut event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if let Some(event) = self.map_last(&mut event, out)? {
             out.push_back(event);
         }
         Ok(())
@@ -225,7 +225,7 @@ impl StreamMapper for ResponsesMapper {
 
     fn map_last(
         &mut self,
-        mut event: SseEvent,
+        event: &mut SseEvent,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<Option<StreamEvent>, ProviderError> {
         if self.done {
@@ -249,7 +249,7 @@ impl StreamMapper for ResponsesMapper {
                 }
             });
         }
-        self.map_event(&event, out).map(|()| None)
+        self.map_event(event, out).map(|()| None)
     }
 
     fn end(&mut self, _out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {

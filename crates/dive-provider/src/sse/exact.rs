@@ -297,6 +297,7 @@ impl ExactStr {
     /// assert_eq!(text.take_from(&mut data), "hello");
     /// assert!(data.is_empty());
     /// ```
+    #[inline]
     pub fn take_from(self, text: &mut Vec<u8>) -> String {
         match self {
             ExactStr::At(range) => {

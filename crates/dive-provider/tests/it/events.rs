@@ -22,8 +22,8 @@ struct LastReturning {
 impl StreamMapper for LastReturning {
     type Frame = Value;
 
-    fn map(&mut self, frame: Value, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
-        if let Some(event) = self.map_last(frame, out)? {
+    fn map(&mut self, mut frame: Value, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        if let Some(event) = self.map_last(&mut frame, out)? {
             out.push_back(event);
         }
         Ok(())
@@ -31,7 +31,7 @@ impl StreamMapper for LastReturning {
 
     fn map_last(
         &mut self,
-        frame: Value,
+        frame: &mut Value,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<Option<StreamEvent>, ProviderError> {
         let frame = frame.as_str().unwrap_or_default();
