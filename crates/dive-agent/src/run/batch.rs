@@ -13,7 +13,7 @@ use dive_core::{
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 
-use super::call::{BatchReminders, CallMeta, Completed, Prepared, execute};
+use super::call::{BatchReminders, CallMeta, CallOutcome, Completed, Prepared, execute};
 use super::calls::Calls;
 use super::messages::tool_results_message;
 use super::model::ResolvedTools;
@@ -225,7 +225,12 @@ impl Run {
                     return;
                 }
             };
-            let completed = self.complete_call(meta, executed, started, &mut batch.reminders).await;
+            let completed = match self.complete_call(meta, executed, started) {
+                CallOutcome::Done(completed) => completed,
+                CallOutcome::Hooks(waiting) => {
+                    Box::pin(self.finish_call(waiting, &mut batch.reminders)).await
+                }
+            };
             let failed = completed.result.is_error() || completed.result.error.is_some();
             let stop = batch.record(i, completed);
             self.checkpoint_and_emit(batch, i).await;
@@ -296,7 +301,12 @@ impl Run {
             match next {
                 Ok(Some((i, started, executed))) => {
                     let Some(meta) = metas[i].take() else { continue };
-                    let completed = self.complete_call(meta, executed, started, &mut batch.reminders).await;
+                    let completed = match self.complete_call(meta, executed, started) {
+                        CallOutcome::Done(completed) => completed,
+                        CallOutcome::Hooks(waiting) => {
+                            Box::pin(self.finish_call(waiting, &mut batch.reminders)).await
+                        }
+                    };
                     batch.record(i, completed);
                     self.checkpoint_and_emit(batch, i).await;
                 }
@@ -322,7 +332,8 @@ impl Run {
             return None;
         }
         self.upsert_records(batch.records());
-        self.checkpoint(batch.results_so_far()).await
+        // Boxed: only a run with a session gets here, and a batch's future has no room for it.
+        Box::pin(self.checkpoint(batch.results_so_far())).await
     }
 
     /// After a call completed: checkpoint it (a failure stops the batch), then emit its item.

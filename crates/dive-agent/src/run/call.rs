@@ -1,6 +1,6 @@
 //! One tool call in three steps: [`Run::prepare_call`] (lookup, preview, `tool_call` item,
 //! PreToolUse hooks, schema validation), [`execute`] (the tool itself, panics caught) and
-//! [`Run::complete_call`] (Post hooks, `tool_call_result` item).
+//! [`Run::complete_call`] (its result; Post hooks, when any, in [`Run::finish_call`]).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -68,6 +68,23 @@ pub(super) struct Completed {
     pub(super) suspend: Option<SuspendRequest>,
     pub(super) fatal: Option<ToolError>,
     pub(super) abort: Option<HookError>,
+}
+
+/// An executed call: complete, or its result waiting for its Post hooks.
+#[expect(clippy::large_enum_variant, reason = "a call without hooks is not boxed; one with hooks is")]
+pub(super) enum CallOutcome {
+    /// Complete: its span ended.
+    Done(Completed),
+    /// Post hooks run for it ([`Run::finish_call`]).
+    Hooks(Box<AwaitingHooks>),
+}
+
+/// A call's result waiting for its Post hooks, and what completing it needs.
+pub(super) struct AwaitingHooks {
+    result: ToolCallResult,
+    failed: bool,
+    fatal: Option<ToolError>,
+    span: Box<dyn ToolCallSpan>,
 }
 
 /// Tool-scoped reminders a batch collects: recorded ones go into its results message.
@@ -255,14 +272,15 @@ impl Run {
         result
     }
 
-    /// Runs Post hooks on an executed call; the batch records, checkpoints and emits it.
-    pub(super) async fn complete_call(
+    /// Builds an executed call's result. It is complete at once when the call suspended or
+    /// no Post hook runs for it (its span ended); otherwise [`Run::finish_call`] runs the
+    /// hooks, boxed by the caller: a batch's future then has no room for them.
+    pub(super) fn complete_call(
         &mut self,
         meta: CallMeta,
         executed: Executed,
         started: Instant,
-        reminders: &mut BatchReminders,
-    ) -> Completed {
+    ) -> CallOutcome {
         let CallMeta { call, preview, context, mut span, .. } = meta;
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let (output, error, fatal, background) = match executed {
@@ -275,7 +293,12 @@ impl Run {
                 result.duration_ms = duration_ms;
                 span.set_result(&result);
                 span.end();
-                return Completed { result, suspend: Some(request), fatal: None, abort: None };
+                return CallOutcome::Done(Completed {
+                    result,
+                    suspend: Some(request),
+                    fatal: None,
+                    abort: None,
+                });
             }
             Executed::Output(output) => (output, None, None, None),
             Executed::Failed(output, error) => (output, Some(error), None, None),
@@ -295,6 +318,22 @@ impl Run {
             result.background_task_id = Some(handle.task_id.clone());
             self.background.push(handle);
         }
+        let hooks = &self.agent.inner.hooks;
+        if failed && !hooks.post_tool_use_failure.is_empty() || !failed && !hooks.post_tool_use.is_empty() {
+            return CallOutcome::Hooks(Box::new(AwaitingHooks { result, failed, fatal, span }));
+        }
+        span.set_result(&result);
+        span.end();
+        CallOutcome::Done(Completed { result, suspend: None, fatal, abort: None })
+    }
+
+    /// Runs the Post hooks of a call [`Run::complete_call`] left waiting, and ends its span.
+    pub(super) async fn finish_call(
+        &mut self,
+        waiting: Box<AwaitingHooks>,
+        reminders: &mut BatchReminders,
+    ) -> Completed {
+        let AwaitingHooks { mut result, failed, fatal, mut span } = *waiting;
         let abort = self.post_hooks(&mut result, failed, reminders).await.err();
         span.set_result(&result);
         span.end();

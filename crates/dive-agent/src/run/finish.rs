@@ -16,7 +16,14 @@ use crate::texts::{TOOL_CALL_NOT_RUN_TEXT, incomplete_turn_reminder};
 
 impl Run {
     pub(super) async fn finish(&mut self, exit: Exit) -> Finished {
-        let exit = self.end_of_turn_hooks(exit).await;
+        // What runs only with hooks, an incomplete turn or a session has its future boxed when
+        // it runs, so the turn's future has no room for it.
+        let hooks = &self.agent.inner.hooks;
+        let exit = if hooks.on_suspend.is_empty() && hooks.post_generation.is_empty() {
+            exit
+        } else {
+            Box::pin(self.end_of_turn_hooks(exit)).await
+        };
         let (reason, detail, failure, hook, suspension) = match exit {
             Exit::Completed => (OutcomeReason::Completed, None, None, None, None),
             Exit::Suspended(state) => (OutcomeReason::Suspended, None, None, None, Some(state)),
@@ -41,7 +48,7 @@ impl Run {
         // `discard_incomplete_turns`: an error exit is neither closed nor saved.
         let mut discard = failure.is_some() && self.agent.inner.discard_incomplete;
         if outcome.status() == TurnStatus::Incomplete && !discard {
-            discard = self.close_incomplete(&mut outcome).await;
+            discard = Box::pin(self.close_incomplete(&mut outcome)).await;
         }
 
         let mut turn = self.final_turn_record(&outcome);
@@ -52,14 +59,18 @@ impl Run {
             state.usage = turn.usage.clone();
             turn.suspension = Some(state);
         }
-        let save_error = self.save(&mut turn, discard).await;
+        let save_error = if discard || self.session.is_none() {
+            None
+        } else {
+            Box::pin(self.save(&mut turn, discard)).await
+        };
         if save_error.is_none() && !discard {
             self.record_compaction(&turn).await;
         }
         let failure = match (failure, self.claim.take()) {
             (failure, Some(claim)) => {
                 let loss = claim.take_loss();
-                claim.release(self.agent.inner.save_timeout).await;
+                Box::pin(claim.release(self.agent.inner.save_timeout)).await;
                 match (failure, loss) {
                     (Some(TurnFailure::ClaimLost(_)), Some(e)) => Some(TurnFailure::ClaimLost(e)),
                     (failure, _) => failure,

@@ -182,12 +182,15 @@ impl Run {
     /// Everything after the turn boundary; every path ends in [`finish`].
     async fn execute(&mut self) -> Finished {
         self.open_span();
+        // The rare paths' futures are boxed when they run, so this future (allocated every
+        // turn, and alive across all of it) has no room for them: resuming a suspended batch.
         let exit = match self.begin().await {
             Some(exit) => exit,
-            None => match self.resume_batch().await {
+            None if self.resume.is_some() => match Box::pin(self.resume_batch()).await {
                 Some(exit) => exit,
                 None => self.drive().await,
             },
+            None => self.drive().await,
         };
         self.finish(exit).await
     }
