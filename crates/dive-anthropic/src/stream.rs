@@ -382,11 +382,8 @@ impl MessagesMapper {
 impl StreamMapper for MessagesMapper {
     type Frame = SseEvent;
 
-    fn map(&mut self, mut sse: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
-        if let Some(event) = self.map_last(&mut sse, out)? {
-            out.push_back(event);
-        }
-        Ok(())
+    fn map(&mut self, sse: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        dive_provider::map_by_last(self, sse, out)
     }
 
     fn map_last(

@@ -367,10 +367,8 @@ fn error_chunk(data: &str) -> Option<ProviderError> {
 impl StreamMapper for ChunkDecoder {
     type Frame = SseEvent;
 
-    fn map(&mut self, mut sse: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
-        let last = self.chunk_into(&mut sse.data, out)?;
-        out.extend(last);
-        Ok(())
+    fn map(&mut self, sse: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        dive_provider::map_by_last(self, sse, out)
     }
 
     fn map_last(

@@ -61,8 +61,8 @@ pub use tls::LazyPlatformVerifier;
 pub use tools::{EncodedTools, ToolCache};
 pub use vendor::Vendor;
 pub use wire::{
-    CallContext, Encoded, Frame, StreamMapper, WireFormat, model_cannot_take, no_native_compaction,
-    refuse_foreign_options, refuse_unsupported_content, secret_header,
+    CallContext, Encoded, Frame, StreamMapper, WireFormat, map_by_last, model_cannot_take,
+    no_native_compaction, refuse_foreign_options, refuse_unsupported_content, secret_header,
 };
 
 pub use client::{HttpOptions, api_key_from_env};

@@ -168,7 +168,7 @@ pub trait StreamMapper: Send + Unpin + 'static {
     /// to `out`, then the one returned. Most frames of a model's stream make one event (a text
     /// delta), which [`Events`](crate::Events) then hands over without queueing it, and no frame
     /// is copied on its way in. The default takes the frame and maps it into `out`; a mapper
-    /// that overrides this method may implement [`map`](Self::map) by it.
+    /// that overrides this method may implement [`map`](Self::map) by it, with [`map_by_last`].
     ///
     /// # Errors
     /// As [`map`](Self::map).
@@ -195,6 +195,21 @@ pub trait StreamMapper: Send + Unpin + 'static {
     fn end_marker(&self) -> &'static str {
         "its final event"
     }
+}
+
+/// [`StreamMapper::map`] for a mapper that implements [`StreamMapper::map_last`]: the frame's
+/// events in `out`, the returned one last.
+///
+/// # Errors
+/// As [`StreamMapper::map_last`].
+pub fn map_by_last<M: StreamMapper + ?Sized>(
+    mapper: &mut M,
+    mut frame: M::Frame,
+    out: &mut VecDeque<StreamEvent>,
+) -> Result<(), ProviderError> {
+    let last = mapper.map_last(&mut frame, out)?;
+    out.extend(last);
+    Ok(())
 }
 
 /// One vendor API on the generic provider: a value of this type is what a provider crate

@@ -59,11 +59,8 @@ impl Run {
             state.usage = turn.usage.clone();
             turn.suspension = Some(state);
         }
-        let save_error = if discard || self.session.is_none() {
-            None
-        } else {
-            Box::pin(self.save(&mut turn, discard)).await
-        };
+        let save_error =
+            if discard || self.session.is_none() { None } else { Box::pin(self.save(&mut turn)).await };
         if save_error.is_none() && !discard {
             self.record_compaction(&turn).await;
         }
@@ -227,12 +224,9 @@ impl Run {
         discard
     }
 
-    /// Saves the closed turn with a bounded write that ignores the run's cancellation.
-    /// Returns the failure to report, if any.
-    async fn save(&mut self, turn: &mut Turn, discard: bool) -> Option<TurnFailure> {
-        if discard || self.session.is_none() {
-            return None;
-        }
+    /// Saves the closed turn (the run has a session and keeps the turn) with a bounded write
+    /// that ignores the run's cancellation. Returns the failure to report, if any.
+    async fn save(&mut self, turn: &mut Turn) -> Option<TurnFailure> {
         let timeout = self.agent.inner.save_timeout;
         match tokio::time::timeout(timeout, self.write_turn(turn)).await {
             Ok(Ok(revision)) => {

@@ -216,11 +216,8 @@ impl StreamMapper for ResponsesMapper {
         "response.completed"
     }
 
-    fn map(&mut self, mut event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
-        if let Some(event) = self.map_last(&mut event, out)? {
-            out.push_back(event);
-        }
-        Ok(())
+    fn map(&mut self, event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        dive_provider::map_by_last(self, event, out)
     }
 
     fn map_last(

@@ -22,11 +22,8 @@ struct LastReturning {
 impl StreamMapper for LastReturning {
     type Frame = Value;
 
-    fn map(&mut self, mut frame: Value, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
-        if let Some(event) = self.map_last(&mut frame, out)? {
-            out.push_back(event);
-        }
-        Ok(())
+    fn map(&mut self, frame: Value, out: &mut VecDeque<StreamEvent>) -> Result<(), ProviderError> {
+        dive_provider::map_by_last(self, frame, out)
     }
 
     fn map_last(
