@@ -4,8 +4,9 @@
 //! here without the JSON parser, and its text cut out of the event's own buffer. Anything
 //! else — a nested value, an unknown key, a repeated key, whitespace — falls back to the serde
 //! path in `stream.rs`; the property test below holds the two to the same answers. Once an
-//! event has been read, the next ones of the same bytes around the delta, the indexes and the
-//! sequence number (the same item) are read by comparing those bytes ([`DeltaShape`]).
+//! event has been read, the next ones of the same bytes around the delta, the sequence number
+//! and the padding (the same item, at the same indexes) are read by comparing those bytes
+//! ([`DeltaShape`]).
 
 use dive_provider::{ExactJson, ExactShape, ExactStr, ShapeHoles, ShapeValue};
 
@@ -27,12 +28,12 @@ const TYPES: [(&str, DeltaKind); 4] = [
     (r#"{"type":"response.refusal.delta""#, DeltaKind::Text),
 ];
 
-/// The tags of the values in the shape's holes.
+/// The tags of the values in the shape's holes. The indexes are no holes: they stay the same
+/// for a whole item, so they are compared with the bytes around them, one run fewer to
+/// compare and no number to read an event.
 const DELTA: u8 = 0;
-const OUTPUT_INDEX: u8 = 1;
-const CONTENT_INDEX: u8 = 2;
 /// `sequence_number` and `obfuscation`: other in every event, read and dropped.
-const SKIPPED: u8 = 3;
+const SKIPPED: u8 = 1;
 
 /// The shape of the last delta event [`exact_delta`] read, to read the next ones of that shape.
 #[derive(Debug)]
@@ -40,11 +41,13 @@ pub(super) struct DeltaShape {
     shape: ExactShape,
     /// The learned event's kind (its `type` is part of the shape).
     kind: DeltaKind,
+    /// The learned event's `output_index` and `content_index` (part of the shape too).
+    indexes: (Option<u64>, Option<u64>),
 }
 
 impl Default for DeltaShape {
     fn default() -> Self {
-        Self { shape: ExactShape::default(), kind: DeltaKind::Text }
+        Self { shape: ExactShape::default(), kind: DeltaKind::Text, indexes: (None, None) }
     }
 }
 
@@ -52,12 +55,10 @@ impl DeltaShape {
     /// `data` when it is a delta event: read by the learned shape when it has it, else by
     /// [`exact_delta`] (and its shape learned). `None` for any other event.
     pub(super) fn read(&mut self, data: &[u8]) -> Option<ExactDelta> {
-        let (mut output_index, mut content_index, mut delta) = (None, None, None);
+        let mut delta = None;
         let read = self.shape.read(data, |tag, value| {
             match (tag, value) {
                 (DELTA, ShapeValue::Str(s)) => delta = Some(s),
-                (OUTPUT_INDEX, ShapeValue::Uint(n)) => output_index = Some(n),
-                (CONTENT_INDEX, ShapeValue::Uint(n)) => content_index = Some(n),
                 (SKIPPED, _) => {}
                 _ => return None,
             }
@@ -66,10 +67,12 @@ impl DeltaShape {
         if read.is_some()
             && let Some(delta) = delta
         {
+            let (output_index, content_index) = self.indexes;
             return Some(ExactDelta { kind: self.kind, output_index, content_index, delta });
         }
         let event = self.shape.learn_with(data, |holes| exact_delta(data, holes))?;
         self.kind = event.kind;
+        self.indexes = (event.output_index, event.content_index);
         Some(event)
     }
 }
@@ -86,8 +89,8 @@ pub(super) struct ExactDelta {
 /// Reads `data` when it is a delta event in the API's flat shape: `type` first, then any of
 /// `sequence_number`, `item_id`, `output_index`, `content_index`, `summary_index`, `delta`,
 /// `logprobs` (empty) and `obfuscation`, each once, in any order, with no whitespace. `None`
-/// for anything else, and for an event without its `delta`. The values it keeps or that change
-/// from event to event are recorded in `holes`.
+/// for anything else, and for an event without its `delta`. The values that change from event
+/// to event (the delta, the sequence number, the padding) are recorded in `holes`.
 pub(super) fn exact_delta(data: &[u8], holes: &mut ShapeHoles) -> Option<ExactDelta> {
     let mut j = ExactJson::new(data);
     let kind = TYPES.iter().find_map(|(shape, kind)| j.lit(shape).map(|()| *kind))?;
@@ -102,9 +105,9 @@ pub(super) fn exact_delta(data: &[u8], holes: &mut ShapeHoles) -> Option<ExactDe
             Some(())
         }
         if j.lit(r#""output_index":"#).is_some() {
-            once(&mut output_index, holes.uint(&mut j, OUTPUT_INDEX))?;
+            once(&mut output_index, j.uint())?;
         } else if j.lit(r#""content_index":"#).is_some() {
-            once(&mut content_index, holes.uint(&mut j, CONTENT_INDEX))?;
+            once(&mut content_index, j.uint())?;
         } else if j.lit(r#""summary_index":"#).is_some() {
             once(&mut summary_index, j.uint())?;
         } else if j.lit(r#""sequence_number":"#).is_some() {
