@@ -2,7 +2,8 @@
 //! candidate carries one text part, in the shape the API writes every time (the whole usage so
 //! far, the model version and the response id repeated on each). Such a chunk is read here
 //! without the JSON parser, and once one has been read, the next ones of the same bytes around
-//! the text and the counters are read by comparing those bytes ([`TextShape`]). Anything else —
+//! the text and the output's counters are read by comparing those bytes ([`TextShape`]); the
+//! prompt's counters, the same on every chunk of a response, are among the bytes compared. Anything else —
 //! another part, a finish reason, metadata, an unknown or repeated key, other spacing — falls
 //! back to the serde path in `stream.rs`; the property test below holds the two to the same
 //! answers.
@@ -21,12 +22,17 @@ pub(super) struct TextChunk {
 /// The text's tag in the shape's holes; a counter's is 1 + its place in [`COUNTERS`].
 const TEXT: u8 = 0;
 
+/// The places in [`COUNTERS`] of the prompt's counters: one response's chunks all repeat them,
+/// so they are no holes (one run of bytes fewer to compare and one number fewer to read each).
+const PROMPT_COUNTERS: [usize; 3] = [0, 1, 4];
+
 /// The shape of the last text chunk [`exact_text`] read, to read the next ones of that shape.
 #[derive(Debug, Default)]
 pub(super) struct TextShape {
     shape: ExactShape,
-    /// The learned chunk had a `usageMetadata`.
-    usage: bool,
+    /// The learned chunk's `usageMetadata`: its prompt's counters hold for every chunk of the
+    /// shape (they are among its bytes), the output's are read from each chunk's holes.
+    usage: Option<UsageMetadata>,
 }
 
 impl TextShape {
@@ -34,7 +40,7 @@ impl TextShape {
     /// has it, else by [`exact_text`] (and its shape learned). `None` for any other chunk.
     pub(super) fn read(&mut self, data: &[u8]) -> Option<TextChunk> {
         let mut text = None;
-        let mut usage = self.usage.then(UsageMetadata::default);
+        let mut usage = self.usage;
         let read = self.shape.read(data, |tag, value| {
             match (value, usage.as_mut()) {
                 (ShapeValue::Str(s), _) if tag == TEXT => text = Some(s),
@@ -49,7 +55,7 @@ impl TextShape {
             return Some(TextChunk { text, usage });
         }
         let chunk = self.shape.learn_with(data, |holes| exact_text(data, holes))?;
-        self.usage = chunk.usage.is_some();
+        self.usage = chunk.usage;
         Some(chunk)
     }
 }
@@ -218,8 +224,11 @@ fn usage_metadata(c: &mut Cursor<'_, '_>) -> Option<UsageMetadata> {
     c.object(|c, key| {
         if let Some(at) = COUNTERS.iter().position(|k| k.as_bytes() == key) {
             once(&mut seen, 1 << at)?;
-            let tag = u8::try_from(at + 1).ok()?;
-            let n = c.holes.uint(&mut c.j, tag)?;
+            let n = if PROMPT_COUNTERS.contains(&at) {
+                c.j.uint()?
+            } else {
+                c.holes.uint(&mut c.j, u8::try_from(at + 1).ok()?)?
+            };
             set_counter(&mut u, at, n);
             Some(())
         } else if let Some(at) = DETAILS.iter().position(|k| k.as_bytes() == key) {
@@ -276,12 +285,12 @@ mod tests {
     }
 
     /// A `usageMetadata` of the counters `keys` (`8`: a number JSON does not allow), each
-    /// count `bump` more.
-    fn usage(keys: &[usize], bump: u64) -> String {
+    /// output count `bump` more and each prompt count `prompt_bump` more.
+    fn usage(keys: &[usize], bump: u64, prompt_bump: u64) -> String {
         let members: Vec<String> = keys
             .iter()
             .map(|k| match k {
-                0 => format!(r#""promptTokenCount": {}"#, 17 + bump),
+                0 => format!(r#""promptTokenCount": {}"#, 17 + prompt_bump),
                 1 => format!(r#""candidatesTokenCount": {}"#, 29 + bump),
                 2 => format!(r#""totalTokenCount": {}"#, 469 + bump),
                 3 => {
@@ -289,8 +298,8 @@ mod tests {
                         .to_owned()
                 }
                 4 => format!(r#""thoughtsTokenCount": {}"#, 319 + bump),
-                5 => format!(r#""toolUsePromptTokenCount": {}"#, 104 + bump),
-                6 => format!(r#""cachedContentTokenCount": {}"#, 3 + bump),
+                5 => format!(r#""toolUsePromptTokenCount": {}"#, 104 + prompt_bump),
+                6 => format!(r#""cachedContentTokenCount": {}"#, 3 + prompt_bump),
                 7 => r#""trafficType": "ON_DEMAND""#.to_owned(),
                 _ => r#""candidatesTokenCount": 01"#.to_owned(),
             })
@@ -302,18 +311,20 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(1500))]
 
         /// A chunk, and the same chunk again with other text and counts (read by the learned
-        /// shape), decode as serde decodes them.
+        /// shape, or learned anew when the prompt's counts changed), decode as serde decodes
+        /// them.
         #[test]
         fn the_fast_path_agrees_with_serde(
             text in proptest::collection::vec((any::<char>(), any::<bool>()), 0..16),
             next_text in proptest::collection::vec((any::<char>(), any::<bool>()), 0..16),
             bump in 0u64..2000,
+            prompt_bump in 0u64..2,
             candidate_keys in proptest::collection::vec(0usize..5, 1..4),
             usage_keys in proptest::collection::vec(0usize..9, 0..6),
             top_keys in proptest::collection::vec(0usize..5, 0..4),
             compact in any::<bool>(),
         ) {
-            let chunk = |text: &[(char, bool)], bump: u64| {
+            let chunk = |text: &[(char, bool)], bump: u64, prompt_bump: u64| {
                 let parts = format!(r#""parts": [{{"text": {}}}],"role": "model""#, dive_test::json_string_escaping(text));
                 let candidate: Vec<String> = candidate_keys.iter().map(|k| match k {
                     0 | 1 => format!(r#""content": {{{parts}}}"#),
@@ -322,7 +333,7 @@ mod tests {
                     _ => r#""finishReason": "STOP""#.to_owned(),
                 }).collect();
                 let top: Vec<String> = top_keys.iter().map(|k| match k {
-                    0 => format!(r#""usageMetadata": {}"#, usage(&usage_keys, bump)),
+                    0 => format!(r#""usageMetadata": {}"#, usage(&usage_keys, bump, prompt_bump)),
                     1 => r#""modelVersion": "gemini-2.5-pro""#.to_owned(),
                     2 => r#""responseId": "wld8aaaZGLGwqtsPqv7A4AI""#.to_owned(),
                     3 => r#""createTime": "2026-12-02T10:00:00Z""#.to_owned(),
@@ -333,7 +344,7 @@ mod tests {
                 let data = format!("{{{}}}", members.join(","));
                 if compact { data.replace("\": ", "\":") } else { data }
             };
-            let (data, next) = (chunk(&text, 0), chunk(&next_text, bump));
+            let (data, next) = (chunk(&text, 0, 0), chunk(&next_text, bump, prompt_bump));
             prop_assert_eq!(run(true, &[&data, &next]), run(false, &[&data, &next]), "{} then {}", data, next);
             let unique = |keys: &[usize], alias: fn(usize) -> usize| {
                 let mut k: Vec<usize> = keys.iter().map(|&k| alias(k)).collect();
