@@ -399,15 +399,19 @@ mod tests {
 
         /// A run of digits of up to 18 is read as serde_json reads it, and refused where
         /// serde_json refuses it (a leading zero) or where it goes on as another number (a
-        /// fraction, an exponent); a longer run is left to serde.
+        /// fraction, an exponent); a longer run is left to serde. Whatever bytes follow it.
         #[test]
-        fn unsigned_integers_read_as_serde_reads_them(digits in "[0-9]{0,22}", after in "[.eE,x}]?") {
+        fn unsigned_integers_read_as_serde_reads_them(
+            digits in "[0-9]{0,22}",
+            after in "[.eE,x}]?",
+            tail in "[,x} \"/:;é]{0,9}",
+        ) {
             let want = if digits.len() <= MAX_DIGITS && !matches!(after.as_str(), "." | "e" | "E") {
                 serde_json::from_str::<u64>(&digits).ok()
             } else {
                 None
             };
-            let text = format!("{digits}{after}");
+            let text = format!("{digits}{after}{tail}");
             let mut j = ExactJson::new(&text);
             proptest::prop_assert_eq!(j.uint(), want, "{}", text);
             proptest::prop_assert_eq!(j.position(), if want.is_some() { digits.len() } else { 0 });
