@@ -3,10 +3,10 @@
 //! far, the model version and the response id repeated on each). Such a chunk is read here
 //! without the JSON parser, and once one has been read, the next ones of the same bytes around
 //! the text and the output's counters are read by comparing those bytes ([`TextShape`]); the
-//! prompt's counters, the same on every chunk of a response, are among the bytes compared. Anything else —
-//! another part, a finish reason, metadata, an unknown or repeated key, other spacing — falls
-//! back to the serde path in `stream.rs`; the property test below holds the two to the same
-//! answers.
+//! prompt's counters, the same on every chunk of a response, are among the bytes compared.
+//! Anything else — another part, a finish reason, metadata, an unknown or repeated key, other
+//! spacing — falls back to the serde path in `stream.rs`; the property test below holds the two
+//! to the same answers.
 
 use dive_provider::{ExactJson, ExactShape, ExactStr, ShapeHoles, ShapeValue};
 
