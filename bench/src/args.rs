@@ -27,13 +27,17 @@ pub enum Command {
 /// Options of `run`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
-    /// Interleaved repetitions of every client run (medians are reported).
+    /// Repetitions: each starts a fresh process of every client (medians are reported).
     #[arg(long, default_value_t = 5)]
     pub reps: usize,
-    /// Measured turns of a sequential run.
+    /// Blocks a repetition's measured turns are split into; the clients' processes take turns
+    /// running one block each, so the two sides of a ratio run a fraction of a second apart.
+    #[arg(long, default_value_t = 10)]
+    pub blocks: usize,
+    /// Measured turns of a sequential client process (split into the blocks).
     #[arg(long, default_value_t = 1000)]
     pub seq_turns: usize,
-    /// Measured turns of a concurrent run.
+    /// Measured turns of a concurrent client process (split into the blocks).
     #[arg(long, default_value_t = 3000)]
     pub concurrent_turns: usize,
     /// Turns in flight in the concurrent modes.
@@ -98,4 +102,9 @@ pub struct ClientArgs {
     /// a CPU.
     #[arg(long)]
     pub cpus: Option<String>,
+    /// Take commands instead of running `--turns`: after the warm-up print `ready`, then for
+    /// every line read from stdin (a number of turns) run that many and print their report;
+    /// exit at the end of the input.
+    #[arg(long)]
+    pub commands: bool,
 }

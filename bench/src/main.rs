@@ -65,10 +65,33 @@ fn run_client(args: &ClientArgs) -> Result<(), BenchError> {
         cpus::pin(list)?;
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    let report = runtime.block_on(async {
-        let client = Client::new(args.client, args.provider, &args.url, args.stream)?;
-        measure::measure(client, args.warmup, args.turns, args.concurrency, alloc::counts).await
-    })?;
-    println!("{}", serde_json::to_string(&report)?);
+    let client =
+        runtime.block_on(async { Client::new(args.client, args.provider, &args.url, args.stream) })?;
+    if !args.commands {
+        let report = runtime.block_on(measure::measure(
+            client,
+            args.warmup,
+            args.turns,
+            args.concurrency,
+            alloc::counts,
+        ))?;
+        println!("{}", serde_json::to_string(&report)?);
+        return Ok(());
+    }
+    let client = Arc::new(client);
+    runtime.block_on(measure::run_turns(&client, 0, args.warmup, args.concurrency))?;
+    println!("ready");
+    let mut first = args.warmup;
+    for line in std::io::stdin().lines() {
+        let line = line?;
+        let turns: usize = line
+            .trim()
+            .parse()
+            .map_err(|_| BenchError::Protocol(format!("not a number of turns: {line:?}")))?;
+        let block = measure::measure_block(&client, first, turns, args.concurrency, alloc::counts);
+        let report = runtime.block_on(block)?;
+        println!("{}", serde_json::to_string(&report)?);
+        first += turns;
+    }
     Ok(())
 }

@@ -1,5 +1,6 @@
-//! The client process's side of a run: warm up, then run the measured turns at a given
-//! concurrency, checking every answer, and report CPU (user + sys of this process, from
+//! The client process's side of a run: warm up, then run the measured turns (at once, or in
+//! blocks on the orchestrator's command) at a given concurrency, checking every answer, and
+//! report CPU (user + sys of this process, from
 //! `getrusage`), wall time, per-turn latency, allocations and peak RSS (`VmHWM`).
 
 use std::sync::Arc;
@@ -138,13 +139,30 @@ pub async fn measure(
 ) -> Result<ClientReport, BenchError> {
     let client = Arc::new(client);
     run_turns(&client, 0, warmup, concurrency).await?;
+    let mut report = measure_block(&client, warmup, turns, concurrency, allocs).await?;
+    report.warmup = warmup;
+    Ok(report)
+}
+
+/// Measures turns `first..first + turns` of a warmed-up `client`, `concurrency` at a time (the
+/// report's `warmup` is 0).
+///
+/// # Errors
+/// A failing or wrong turn, or a failing measurement.
+pub async fn measure_block(
+    client: &Arc<Client>,
+    first: usize,
+    turns: usize,
+    concurrency: usize,
+    allocs: AllocCounter,
+) -> Result<ClientReport, BenchError> {
     let (cpu0, (n0, b0), t0) = (cpu_time()?, allocs(), Instant::now());
-    let mut latencies = run_turns(&client, warmup, turns, concurrency).await?;
+    let mut latencies = run_turns(client, first, turns, concurrency).await?;
     let (wall, (n1, b1), cpu1) = (t0.elapsed(), allocs(), cpu_time()?);
     latencies.sort_unstable();
     let latency = latencies.get(latencies.len() / 2).copied().unwrap_or_default();
     Ok(ClientReport {
-        warmup,
+        warmup: 0,
         turns,
         concurrency,
         cpu_us: (cpu1 - cpu0).as_secs_f64() * 1e6,

@@ -1,11 +1,12 @@
-//! The orchestrator: starts the mock in its own process, then every client run in its own
-//! process (repetitions interleaved, raw and dive alternating which goes first), checks the
-//! mock's request count after each run, and collects the reports.
+//! The orchestrator: starts the mock in its own process, then for each repetition one process
+//! of every client, which take turns running blocks of turns (raw and dive alternating which
+//! goes first); checks the mock's request count after every warm-up and block, and collects
+//! the reports.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use crate::BenchError;
 use crate::args::RunArgs;
@@ -40,8 +41,11 @@ pub struct Sample {
     pub client: ClientKind,
     /// The mode.
     pub mode: Mode,
-    /// The repetition (0-based): the runs of one repetition ran one after the other.
+    /// The repetition (0-based): one process of each client.
     pub rep: usize,
+    /// The block of the repetition (0-based): the clients' blocks of one repetition's block ran
+    /// one after the other.
+    pub block: usize,
     /// What the client process measured.
     pub report: ClientReport,
 }
@@ -111,71 +115,145 @@ pub fn current_exe() -> Result<PathBuf, BenchError> {
     Ok(std::env::current_exe()?)
 }
 
-/// How long one client process runs, and where.
+/// How long one client process warms up, and where it runs.
 #[derive(Debug, Clone, Copy)]
 pub struct Load<'a> {
-    /// Measured turns.
-    pub turns: usize,
     /// Warm-up turns.
     pub warmup: usize,
     /// The CPUs it runs on (anywhere when `None`).
     pub cpus: Option<&'a str>,
 }
 
-/// Runs one client process and checks the mock counted two requests a turn.
-///
-/// # Errors
-/// When the child fails, prints no report, or the request count is off.
-pub fn run_client(
-    exe: &Path,
-    mock: &MockProcess,
-    client: ClientKind,
-    provider: Provider,
-    mode: Mode,
-    load: Load<'_>,
-) -> Result<ClientReport, BenchError> {
-    let Load { turns, warmup, cpus } = load;
-    let before = mock.requests()?;
-    let mut command = Command::new(exe);
-    command.arg("client").args(["--url", &mock.url]);
-    if let Some(list) = cpus {
-        command.args(["--cpus", list]);
+/// One client in its child process (`client --commands`), warmed up and waiting for blocks
+/// of turns; it exits when dropped (its input closes).
+#[derive(Debug)]
+pub struct ClientProcess {
+    child: Child,
+    input: Option<ChildStdin>,
+    output: BufReader<ChildStdout>,
+    /// What runs: for error messages.
+    what: String,
+}
+
+impl ClientProcess {
+    /// Starts `client` on `provider` in `mode` against `mock`, and waits until its warm-up
+    /// is done; checks the mock counted two requests a warm-up turn.
+    ///
+    /// # Errors
+    /// When the child fails or the request count is off.
+    pub fn start(
+        exe: &Path,
+        mock: &MockProcess,
+        client: ClientKind,
+        provider: Provider,
+        mode: Mode,
+        load: Load<'_>,
+    ) -> Result<Self, BenchError> {
+        let before = mock.requests()?;
+        let mut command = Command::new(exe);
+        command.arg("client").args(["--url", &mock.url, "--commands"]);
+        if let Some(list) = load.cpus {
+            command.args(["--cpus", list]);
+        }
+        command.args(["--client", &value(client), "--provider", &value(provider)]);
+        command.args(["--concurrency", &mode.concurrency.to_string()]);
+        command.args(["--warmup", &load.warmup.to_string()]);
+        if mode.stream {
+            command.arg("--stream");
+        }
+        let mut child =
+            command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+        let input = child.stdin.take();
+        let output = child.stdout.take().map(BufReader::new);
+        let what = format!("{} on {} ({})", client.label(), provider.label(), mode.label());
+        let Some(output) = output else {
+            let _ = child.kill();
+            return Err(BenchError::Child(format!("{what} has no stdout")));
+        };
+        let mut process = Self { child, input, output, what };
+        let line = process.read_line()?;
+        if line.trim() != "ready" {
+            return Err(BenchError::Child(format!("{} printed {line:?} instead of `ready`", process.what)));
+        }
+        check_count(mock, before, load.warmup)?;
+        Ok(process)
     }
-    command.args(["--client", &value(client), "--provider", &value(provider)]);
-    command.args(["--concurrency", &mode.concurrency.to_string(), "--turns", &turns.to_string()]);
-    command.args(["--warmup", &warmup.to_string()]);
-    if mode.stream {
-        command.arg("--stream");
+
+    /// Runs one block of `turns` turns and checks the mock counted two requests a turn.
+    ///
+    /// # Errors
+    /// When the child fails, prints no report, or the request count is off.
+    pub fn block(&mut self, mock: &MockProcess, turns: usize) -> Result<ClientReport, BenchError> {
+        let before = mock.requests()?;
+        let input =
+            self.input.as_mut().ok_or_else(|| BenchError::Child(format!("{} is closed", self.what)))?;
+        writeln!(input, "{turns}")?;
+        input.flush()?;
+        let line = self.read_line()?;
+        let report: ClientReport = serde_json::from_str(&line)?;
+        check_count(mock, before, report.turns)?;
+        if report.turns != turns {
+            return Err(BenchError::Child(format!("{} ran {} turns of {turns}", self.what, report.turns)));
+        }
+        Ok(report)
     }
-    let output = command.stderr(Stdio::piped()).output()?;
-    if !output.status.success() {
-        return Err(BenchError::Child(format!(
-            "{} on {} ({}) failed ({}): {}",
-            client.label(),
-            provider.label(),
-            mode.label(),
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        )));
+
+    /// Closes the child's input and waits for it to exit.
+    ///
+    /// # Errors
+    /// When it exits with a failure.
+    pub fn finish(mut self) -> Result<(), BenchError> {
+        drop(self.input.take());
+        let status = self.child.wait()?;
+        if status.success() { Ok(()) } else { Err(self.failure(&status.to_string())) }
     }
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let line = stdout.lines().last().unwrap_or_default();
-    let report: ClientReport = serde_json::from_str(line)?;
+
+    /// The next line the child prints; its failure (with its stderr) when it prints none.
+    fn read_line(&mut self) -> Result<String, BenchError> {
+        let mut line = String::new();
+        if self.output.read_line(&mut line)? == 0 {
+            drop(self.input.take());
+            let status = self.child.wait()?;
+            return Err(self.failure(&status.to_string()));
+        }
+        Ok(line)
+    }
+
+    /// The child's failure, with what it wrote to stderr.
+    fn failure(&mut self, status: &str) -> BenchError {
+        let mut stderr = String::new();
+        if let Some(mut pipe) = self.child.stderr.take() {
+            let _ = pipe.read_to_string(&mut stderr);
+        }
+        BenchError::Child(format!("{} failed ({status}): {}", self.what, stderr.trim()))
+    }
+}
+
+impl Drop for ClientProcess {
+    fn drop(&mut self) {
+        drop(self.input.take());
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// Checks the mock counted two requests for each of `turns` turns since `before`.
+fn check_count(mock: &MockProcess, before: u64, turns: usize) -> Result<(), BenchError> {
     let counted = mock.requests()? - before;
-    let expected = 2 * (report.turns + report.warmup) as u64;
-    if counted != expected || report.turns != turns {
-        return Err(BenchError::RequestCount { expected, counted });
-    }
-    Ok(report)
+    let expected = 2 * turns as u64;
+    if counted == expected { Ok(()) } else { Err(BenchError::RequestCount { expected, counted }) }
 }
 
 fn value(v: impl clap::ValueEnum) -> String {
     v.to_possible_value().map(|p| p.get_name().to_owned()).unwrap_or_default()
 }
 
-/// Runs the whole plan: every provider and mode, `reps` interleaved repetitions of every
-/// client; with the mock on a CPU of its own unless `--no-pin` (or there is one CPU). Returns
-/// the samples and where the processes ran.
+/// Runs the whole plan: every provider and mode, `reps` repetitions, each a fresh process of
+/// every client taking turns to run `blocks` blocks (the order flips every block); with the
+/// mock on a CPU of its own unless `--no-pin` (or there is one CPU). Returns the samples and
+/// where the processes ran.
 ///
 /// # Errors
 /// The first failing run.
@@ -188,29 +266,41 @@ pub fn run(args: &RunArgs) -> Result<(Vec<Sample>, Option<Placement>), BenchErro
     let providers = if args.provider.is_empty() { Provider::ALL.to_vec() } else { args.provider.clone() };
     let clients =
         if args.client.is_empty() { vec![ClientKind::Raw, ClientKind::Dive] } else { args.client.clone() };
+    let blocks = args.blocks.max(1);
     let mut samples = Vec::new();
     for &provider in &providers {
         for mode in modes(args.concurrency) {
             let turns = if mode.concurrency == 1 { args.seq_turns } else { args.concurrent_turns };
-            let warmup = args.warmup.max(mode.concurrency);
+            let per_block = (turns / blocks).max(1);
+            let load = Load { warmup: args.warmup.max(mode.concurrency), cpus: client_cpus };
             for rep in 0..args.reps.max(1) {
-                let mut order = clients.clone();
-                if rep % 2 == 1 {
-                    order.reverse();
+                let mut processes = clients
+                    .iter()
+                    .map(|&client| {
+                        Ok((client, ClientProcess::start(&exe, &mock, client, provider, mode, load)?))
+                    })
+                    .collect::<Result<Vec<_>, BenchError>>()?;
+                for block in 0..blocks {
+                    if block > 0 {
+                        processes.reverse();
+                    }
+                    for (client, process) in &mut processes {
+                        let report = process.block(&mock, per_block)?;
+                        eprintln!(
+                            "bench-clients: {} / {} / {} rep {} block {}: {:.1} µs CPU a turn, {} allocations a turn",
+                            provider.label(),
+                            client.label(),
+                            mode.label(),
+                            rep + 1,
+                            block + 1,
+                            report.cpu_per_turn(),
+                            report.allocs_per_turn().round()
+                        );
+                        samples.push(Sample { provider, client: *client, mode, rep, block, report });
+                    }
                 }
-                for client in order {
-                    let load = Load { turns, warmup, cpus: client_cpus };
-                    let report = run_client(&exe, &mock, client, provider, mode, load)?;
-                    eprintln!(
-                        "bench-clients: {} / {} / {} rep {}: {:.1} µs CPU a turn, {} allocations a turn",
-                        provider.label(),
-                        client.label(),
-                        mode.label(),
-                        rep + 1,
-                        report.cpu_per_turn(),
-                        report.allocs_per_turn().round()
-                    );
-                    samples.push(Sample { provider, client, mode, rep, report });
+                for (_, process) in processes {
+                    process.finish()?;
                 }
             }
         }

@@ -8,8 +8,8 @@ use std::process::Command;
 #[test]
 fn every_mode_of_every_client_and_provider_answers_right() {
     let output = Command::new(env!("CARGO_BIN_EXE_bench-clients"))
-        .args(["run", "--reps", "1", "--seq-turns", "2", "--concurrent-turns", "4", "--concurrency", "2"])
-        .args(["--warmup", "2"])
+        .args(["run", "--reps", "1", "--blocks", "2", "--seq-turns", "4", "--concurrent-turns", "8"])
+        .args(["--concurrency", "2", "--warmup", "2"])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -28,8 +28,9 @@ fn every_mode_of_every_client_and_provider_answers_right() {
     let placed =
         if cpus >= 2 { "(polling), every client process on CPU" } else { "wherever the system put them" };
     assert!(table.contains(placed), "{table}");
-    // 2 providers × 4 modes × 2 clients, one repetition each.
-    assert_eq!(stderr.matches(" rep 1: ").count(), 16, "{stderr}");
+    // 2 providers × 4 modes × 2 clients, one repetition of two blocks each.
+    assert_eq!(stderr.matches(" rep 1 block 1: ").count(), 16, "{stderr}");
+    assert_eq!(stderr.matches(" rep 1 block 2: ").count(), 16, "{stderr}");
 }
 
 #[test]
@@ -58,4 +59,42 @@ fn a_client_without_its_mock_fails() {
         .unwrap();
     assert!(!output.status.success(), "a client without a server must fail");
     assert!(String::from_utf8_lossy(&output.stderr).contains("raw client HTTP call failed"));
+}
+
+#[test]
+fn a_client_taking_commands_runs_each_block_and_refuses_a_bad_one() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let exe = env!("CARGO_BIN_EXE_bench-clients");
+    let mut mock =
+        Command::new(exe).arg("mock").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut url = String::new();
+    BufReader::new(mock.stdout.take().unwrap()).read_line(&mut url).unwrap();
+    let mut client = Command::new(exe)
+        .args(["client", "--url", url.trim(), "--client", "dive", "--provider", "messages", "--commands"])
+        .args(["--warmup", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = client.stdin.take().unwrap();
+    let mut output = BufReader::new(client.stdout.take().unwrap());
+    let mut line = String::new();
+    output.read_line(&mut line).unwrap();
+    assert_eq!(line, "ready\n");
+    for turns in [3, 1] {
+        writeln!(input, "{turns}").unwrap();
+        line.clear();
+        output.read_line(&mut line).unwrap();
+        let report: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(report["turns"], turns, "{line}");
+        assert_eq!(report["warmup"], 0, "{line}");
+    }
+    writeln!(input, "three").unwrap();
+    let result = client.wait_with_output().unwrap();
+    assert!(!result.status.success(), "a bad block must fail the client");
+    assert!(String::from_utf8_lossy(&result.stderr).contains("not a number of turns: \"three\""));
+    let _ = mock.kill();
+    let _ = mock.wait();
 }
