@@ -131,6 +131,9 @@ pub struct ClientProcess {
     child: Child,
     input: Option<ChildStdin>,
     output: BufReader<ChildStdout>,
+    /// Reads the child's stderr as it comes, so a chatty child never blocks on a full pipe;
+    /// its text goes into the error when the child fails.
+    stderr: Option<std::thread::JoinHandle<String>>,
     /// What runs: for error messages.
     what: String,
 }
@@ -165,12 +168,20 @@ impl ClientProcess {
             command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
         let input = child.stdin.take();
         let output = child.stdout.take().map(BufReader::new);
+        let stderr = child.stderr.take().map(|mut pipe| {
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                let _ = pipe.read_to_string(&mut text);
+                text
+            })
+        });
         let what = format!("{} on {} ({})", client.label(), provider.label(), mode.label());
         let Some(output) = output else {
             let _ = child.kill();
+            let _ = child.wait();
             return Err(BenchError::Child(format!("{what} has no stdout")));
         };
-        let mut process = Self { child, input, output, what };
+        let mut process = Self { child, input, output, stderr, what };
         let line = process.read_line()?;
         if line.trim() != "ready" {
             return Err(BenchError::Child(format!("{} printed {line:?} instead of `ready`", process.what)));
@@ -219,12 +230,9 @@ impl ClientProcess {
         Ok(line)
     }
 
-    /// The child's failure, with what it wrote to stderr.
+    /// The failure of the child (which has exited), with what it wrote to stderr.
     fn failure(&mut self, status: &str) -> BenchError {
-        let mut stderr = String::new();
-        if let Some(mut pipe) = self.child.stderr.take() {
-            let _ = pipe.read_to_string(&mut stderr);
-        }
+        let stderr = self.stderr.take().and_then(|reader| reader.join().ok()).unwrap_or_default();
         BenchError::Child(format!("{} failed ({status}): {}", self.what, stderr.trim()))
     }
 }
