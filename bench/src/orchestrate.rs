@@ -198,8 +198,12 @@ impl ClientProcess {
         let before = mock.requests()?;
         let input =
             self.input.as_mut().ok_or_else(|| BenchError::Child(format!("{} is closed", self.what)))?;
-        writeln!(input, "{turns}")?;
-        input.flush()?;
+        if writeln!(input, "{turns}").and_then(|()| input.flush()).is_err() {
+            // The child is gone: its own words say why.
+            drop(self.input.take());
+            let status = self.child.wait()?;
+            return Err(self.failure(&status.to_string()));
+        }
         let line = self.read_line()?;
         let report: ClientReport = serde_json::from_str(&line)?;
         check_count(mock, before, report.turns)?;
