@@ -199,10 +199,7 @@ impl ClientProcess {
         let input =
             self.input.as_mut().ok_or_else(|| BenchError::Child(format!("{} is closed", self.what)))?;
         if writeln!(input, "{turns}").and_then(|()| input.flush()).is_err() {
-            // The child is gone: its own words say why.
-            drop(self.input.take());
-            let status = self.child.wait()?;
-            return Err(self.failure(&status.to_string()));
+            return Err(self.gone());
         }
         let line = self.read_line()?;
         let report: ClientReport = serde_json::from_str(&line)?;
@@ -218,8 +215,7 @@ impl ClientProcess {
     /// # Errors
     /// When it exits with a failure.
     pub fn finish(mut self) -> Result<(), BenchError> {
-        drop(self.input.take());
-        let status = self.child.wait()?;
+        let status = self.exit_status()?;
         if status.success() { Ok(()) } else { Err(self.failure(&status.to_string())) }
     }
 
@@ -227,11 +223,23 @@ impl ClientProcess {
     fn read_line(&mut self) -> Result<String, BenchError> {
         let mut line = String::new();
         if self.output.read_line(&mut line)? == 0 {
-            drop(self.input.take());
-            let status = self.child.wait()?;
-            return Err(self.failure(&status.to_string()));
+            return Err(self.gone());
         }
         Ok(line)
+    }
+
+    /// Closes the child's input and waits for it to exit.
+    fn exit_status(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        drop(self.input.take());
+        self.child.wait()
+    }
+
+    /// The error of a child that stopped taking commands: its own words say why.
+    fn gone(&mut self) -> BenchError {
+        match self.exit_status() {
+            Ok(status) => self.failure(&status.to_string()),
+            Err(e) => e.into(),
+        }
     }
 
     /// The failure of the child (which has exited), with what it wrote to stderr.

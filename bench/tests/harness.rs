@@ -66,12 +66,9 @@ fn a_client_taking_commands_runs_each_block_and_refuses_a_bad_one() {
     use std::io::{BufRead, BufReader, Write};
     use std::process::Stdio;
     let exe = env!("CARGO_BIN_EXE_bench-clients");
-    let mut mock =
-        Command::new(exe).arg("mock").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
-    let mut url = String::new();
-    BufReader::new(mock.stdout.take().unwrap()).read_line(&mut url).unwrap();
+    let mock = bench_clients::orchestrate::MockProcess::start(std::path::Path::new(exe), None).unwrap();
     let mut client = Command::new(exe)
-        .args(["client", "--url", url.trim(), "--client", "dive", "--provider", "messages", "--commands"])
+        .args(["client", "--url", &mock.url, "--client", "dive", "--provider", "messages", "--commands"])
         .args(["--warmup", "1"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -95,6 +92,4 @@ fn a_client_taking_commands_runs_each_block_and_refuses_a_bad_one() {
     let result = client.wait_with_output().unwrap();
     assert!(!result.status.success(), "a bad block must fail the client");
     assert!(String::from_utf8_lossy(&result.stderr).contains("not a number of turns: \"three\""));
-    let _ = mock.kill();
-    let _ = mock.wait();
 }
