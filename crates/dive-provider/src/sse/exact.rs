@@ -83,6 +83,7 @@ impl<'a> ExactJson<'a> {
 
     /// Moves over an unsigned integer written as JSON writes it (no sign, fraction, exponent
     /// or leading zero), of at most 18 digits.
+    #[inline]
     pub fn uint(&mut self) -> Option<u64> {
         let rest = self.rest_bytes();
         // One pass reads the digits and their value; one digit past the most is read to see
@@ -124,6 +125,7 @@ impl<'a> ExactJson<'a> {
     /// caller that owns the text can then take the value out of its buffer. A value without
     /// escapes is not checked as UTF-8 here but where it is taken out ([`ExactStr`] says how);
     /// one with escapes that is not UTF-8 is `None`.
+    #[inline]
     pub fn string_at(&mut self) -> Option<ExactStr> {
         let body = self.rest_bytes().strip_prefix(b"\"")?;
         let mut escaped = false;
