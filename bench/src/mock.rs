@@ -7,8 +7,8 @@
 //! last message carries the tool result gets the answer built from that result
 //! ([`problem::answer`](crate::problem::answer)).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -22,12 +22,40 @@ use crate::problem::{TOOL_NAME, answer, answer_deltas, numbers};
 /// # Errors
 /// When accepting a connection fails.
 pub async fn serve(listener: TcpListener, requests: Arc<AtomicU64>) -> std::io::Result<()> {
+    serve_logged(listener, requests, None).await
+}
+
+/// A model request as the mock received it: its header lines (without the request line) and
+/// its body.
+#[derive(Debug, Clone)]
+pub struct LoggedRequest {
+    /// The path requested.
+    pub path: String,
+    /// `name: value` header lines, as sent.
+    pub headers: Vec<String>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+/// Every model request the mock received, in order (for tests that compare what clients send).
+pub type RequestLog = Arc<Mutex<Vec<LoggedRequest>>>;
+
+/// [`serve`], also keeping every model request in `log` when one is given.
+///
+/// # Errors
+/// When accepting a connection fails.
+pub async fn serve_logged(
+    listener: TcpListener,
+    requests: Arc<AtomicU64>,
+    log: Option<RequestLog>,
+) -> std::io::Result<()> {
     loop {
         let (socket, _) = listener.accept().await?;
         let requests = Arc::clone(&requests);
+        let log = log.clone();
         tokio::spawn(async move {
             // A connection that breaks mid-request is the client's to report.
-            let _ = connection(socket, &requests).await;
+            let _ = connection(socket, &requests, log.as_ref()).await;
         });
     }
 }
@@ -53,7 +81,11 @@ enum Reply {
     Error(&'static str, String),
 }
 
-async fn connection(mut socket: TcpStream, requests: &AtomicU64) -> std::io::Result<()> {
+async fn connection(
+    mut socket: TcpStream,
+    requests: &AtomicU64,
+    log: Option<&RequestLog>,
+) -> std::io::Result<()> {
     socket.set_nodelay(true)?;
     let mut buf: Vec<u8> = Vec::with_capacity(16 * 1024);
     loop {
@@ -74,6 +106,13 @@ async fn connection(mut socket: TcpStream, requests: &AtomicU64) -> std::io::Res
         }
         let target = head.split_whitespace().nth(1).unwrap_or_default();
         let body = &buf[head_end..head_end + length];
+        if let Some(log) = log
+            && target != "/stats"
+        {
+            let headers = head.lines().skip(1).filter(|l| !l.is_empty()).map(str::to_owned).collect();
+            let entry = LoggedRequest { path: target.to_owned(), headers, body: body.to_vec() };
+            log.lock().unwrap_or_else(PoisonError::into_inner).push(entry);
+        }
         let reply = if header(&head, "transfer-encoding").is_some() {
             Reply::Error("400 Bad Request", "the mock reads content-length bodies only".into())
         } else {

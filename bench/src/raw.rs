@@ -71,8 +71,12 @@ impl Endpoint {
         body: Vec<u8>,
         headers: &[(&str, &str)],
     ) -> Result<reqwest::Response, BenchError> {
-        let mut request =
-            self.http.post(&self.url).header(reqwest::header::CONTENT_TYPE, "application/json").body(body);
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(reqwest::header::USER_AGENT, USER_AGENT)
+            .body(body);
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
@@ -113,13 +117,16 @@ impl AddArgs {
     }
 }
 
-/// The `add` tool's JSON schema, typed.
+/// The `add` tool's JSON schema, typed: the schema dive derives from its `AddInput` (the
+/// descriptions are that type's doc comments), field for field and in dive's key order, so
+/// both clients send the same request.
 #[derive(Debug, Serialize)]
 pub struct AddSchema {
-    #[serde(rename = "type")]
-    kind: &'static str,
+    description: &'static str,
     properties: AddProperties,
     required: [&'static str; 2],
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
 #[derive(Debug, Serialize)]
@@ -130,13 +137,26 @@ struct AddProperties {
 
 #[derive(Debug, Serialize)]
 struct Integer {
+    description: &'static str,
+    format: &'static str,
     #[serde(rename = "type")]
     kind: &'static str,
 }
 
 /// The schema of `{a: integer, b: integer}`, both required.
 pub const ADD_SCHEMA: AddSchema = AddSchema {
-    kind: "object",
-    properties: AddProperties { a: Integer { kind: "integer" }, b: Integer { kind: "integer" } },
+    description: "The `add` tool's input.",
+    properties: AddProperties {
+        a: Integer { description: "The first number.", format: "int64", kind: "integer" },
+        b: Integer { description: "The second number.", format: "int64", kind: "integer" },
+    },
     required: ["a", "b"],
+    kind: "object",
 };
+
+/// The prompt cache key the raw clients send where dive sends its own (`dive-agent-` and the
+/// agent's id): a value of the same length.
+pub const PROMPT_CACHE_KEY: &str = "dive-agent-agent_00000000000000000000000000";
+
+/// The `user-agent` both clients send (dive's own).
+pub const USER_AGENT: &str = "dive-rs/0.1.0";

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ADD_SCHEMA, API_KEY, AddArgs, AddSchema, Endpoint, read_events};
+use super::{ADD_SCHEMA, API_KEY, AddArgs, AddSchema, Endpoint, PROMPT_CACHE_KEY, read_events};
 use crate::BenchError;
 use crate::problem::{TOOL_DESCRIPTION, TOOL_NAME};
 
@@ -13,6 +13,7 @@ pub struct RawChat {
     endpoint: Endpoint,
 }
 
+/// The request dive sends, field for field (the harness test `same_requests` compares them).
 #[derive(Serialize)]
 struct Request<'a> {
     model: &'a str,
@@ -22,6 +23,7 @@ struct Request<'a> {
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream_options: Option<StreamOptions>,
+    prompt_cache_key: &'a str,
 }
 
 #[derive(Serialize)]
@@ -53,15 +55,15 @@ struct OutFunction<'a> {
 
 #[derive(Serialize)]
 struct Tool<'a> {
+    function: FunctionDef<'a>,
     #[serde(rename = "type")]
     kind: &'static str,
-    function: FunctionDef<'a>,
 }
 
 #[derive(Serialize)]
 struct FunctionDef<'a> {
-    name: &'a str,
     description: &'a str,
+    name: &'a str,
     parameters: &'a AddSchema,
 }
 
@@ -181,6 +183,7 @@ impl RawChat {
             }],
             stream,
             stream_options: stream.then_some(StreamOptions { include_usage: true }),
+            prompt_cache_key: PROMPT_CACHE_KEY,
         };
         let auth = format!("Bearer {API_KEY}");
         let response = self.endpoint.post(serde_json::to_vec(&request)?, &[("authorization", &auth)]).await?;

@@ -13,34 +13,48 @@ pub struct RawMessages {
     endpoint: Endpoint,
 }
 
+/// The most output tokens dive asks of this model.
+const MAX_TOKENS: u32 = 32_768;
+
+/// The request dive sends, field for field (the harness test `same_requests` compares them):
+/// content as blocks, and automatic prompt caching at the top level.
 #[derive(Serialize)]
 struct Request<'a> {
     model: &'a str,
     max_tokens: u32,
     messages: &'a [Message<'a>],
+    cache_control: CacheControl,
     tools: [Tool<'a>; 1],
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     stream: bool,
 }
 
 #[derive(Serialize)]
-struct Message<'a> {
-    role: &'static str,
-    content: Content<'a>,
+struct CacheControl {
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
 #[derive(Serialize)]
-#[serde(untagged)]
-enum Content<'a> {
-    Text(&'a str),
-    Blocks([Block<'a>; 1]),
+struct Message<'a> {
+    role: &'static str,
+    content: [Block<'a>; 1],
 }
 
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Block<'a> {
+    Text { text: &'a str },
     ToolUse { id: &'a str, name: &'a str, input: &'a serde_json::value::Value },
-    ToolResult { tool_use_id: &'a str, content: &'a str },
+    ToolResult { tool_use_id: &'a str, content: [Text<'a>; 1] },
+}
+
+/// A text block inside a tool result.
+#[derive(Serialize)]
+struct Text<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
 }
 
 #[derive(Serialize)]
@@ -108,7 +122,7 @@ impl RawMessages {
     /// # Errors
     /// HTTP or JSON failures, or a reply without the tool use.
     pub async fn turn(&self, question: &str) -> Result<String, BenchError> {
-        let user = Message { role: "user", content: Content::Text(question) };
+        let user = Message { role: "user", content: [Block::Text { text: question }] };
         let first = self.call(std::slice::from_ref(&user)).await?;
         let (id, name, input) =
             first.call.ok_or_else(|| BenchError::Protocol("no tool use in the first reply".into()))?;
@@ -118,13 +132,13 @@ impl RawMessages {
         let result = AddArgs::deserialize(&input)?.run();
         let messages = [
             user,
-            Message {
-                role: "assistant",
-                content: Content::Blocks([Block::ToolUse { id: &id, name: &name, input: &input }]),
-            },
+            Message { role: "assistant", content: [Block::ToolUse { id: &id, name: &name, input: &input }] },
             Message {
                 role: "user",
-                content: Content::Blocks([Block::ToolResult { tool_use_id: &id, content: &result }]),
+                content: [Block::ToolResult {
+                    tool_use_id: &id,
+                    content: [Text { kind: "text", text: &result }],
+                }],
             },
         ];
         Ok(self.call(&messages).await?.text)
@@ -134,8 +148,9 @@ impl RawMessages {
         let stream = self.endpoint.stream();
         let request = Request {
             model: self.endpoint.model(),
-            max_tokens: 1024,
+            max_tokens: MAX_TOKENS,
             messages,
+            cache_control: CacheControl { kind: "ephemeral" },
             tools: [Tool { name: TOOL_NAME, description: TOOL_DESCRIPTION, input_schema: &ADD_SCHEMA }],
             stream,
         };
