@@ -13,7 +13,7 @@ pub struct RawChat {
     endpoint: Endpoint,
 }
 
-/// The request dive sends, field for field (the harness test `same_requests` compares them).
+/// The request dive sends, field for field (`tests/same_requests.rs` compares them).
 #[derive(Serialize)]
 struct Request<'a> {
     model: &'a str,
