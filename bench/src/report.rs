@@ -62,23 +62,22 @@ pub fn medians(samples: &[Sample], provider: Provider, client: ClientKind, mode:
 /// alike. Sorted.
 #[must_use]
 pub fn paired_ratios(samples: &[Sample], provider: Provider, client: ClientKind, mode: Mode) -> Vec<f64> {
-    let of = |kind: ClientKind, rep: usize, block: usize| {
+    let raw = |rep: usize, block: usize| {
         samples
             .iter()
             .find(|s| {
                 s.provider == provider
-                    && s.client == kind
+                    && s.client == ClientKind::Raw
                     && s.mode == mode
                     && (s.rep, s.block) == (rep, block)
             })
             .map(|s| s.report.cpu_per_turn())
+            .filter(|cpu| *cpu > 0.0)
     };
     let mut ratios: Vec<f64> = samples
         .iter()
         .filter(|s| s.provider == provider && s.client == client && s.mode == mode)
-        .filter_map(|s| {
-            Some(of(client, s.rep, s.block)? / of(ClientKind::Raw, s.rep, s.block).filter(|raw| *raw > 0.0)?)
-        })
+        .filter_map(|s| Some(s.report.cpu_per_turn() / raw(s.rep, s.block)?))
         .collect();
     ratios.sort_by(f64::total_cmp);
     ratios
