@@ -128,26 +128,17 @@ impl<'a> ExactJson<'a> {
     #[inline]
     pub fn string_at(&mut self) -> Option<ExactStr> {
         let body = self.rest_bytes().strip_prefix(b"\"")?;
-        let mut escaped = false;
-        let mut i = 0;
-        loop {
-            i += plain_prefix(body.get(i..)?);
-            match *body.get(i)? {
-                b'"' => break,
-                b'\\' => {
-                    escaped = true;
-                    i += 2; // the escape's first character is never a quote that ends the string
-                }
-                _ => return None, // a control character: not JSON
-            }
-        }
+        let plain = plain_prefix(body);
         let start = self.at + 1;
-        let value = if escaped {
-            ExactStr::Decoded(unescape(self.text.get(start..start + i)?)?)
-        } else {
-            ExactStr::At(start..start + i)
+        let (value, len) = match *body.get(plain)? {
+            b'"' => (ExactStr::At(start..start + plain), plain),
+            b'\\' => {
+                let (value, len) = unescape(body, plain)?;
+                (ExactStr::Decoded(value), len)
+            }
+            _ => return None, // a control character: not JSON
         };
-        self.at = start + i + 1;
+        self.at = start + len + 1;
         Some(value)
     }
 
@@ -175,51 +166,83 @@ fn plain_prefix(bytes: &[u8]) -> usize {
     fn zero_lanes(x: u64) -> u64 {
         x.wrapping_sub(ONES) & !x & HIGH
     }
-    let mut plain = 0;
-    for chunk in bytes.chunks_exact(8) {
-        let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
+    /// The lanes of the special bytes of `word`, flagged as above.
+    fn special(word: [u8; 8]) -> u64 {
         let x = u64::from_le_bytes(word);
         // A byte below 0x20 borrows from its lane when 0x20 is taken from it.
         let control = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
-        let special =
-            zero_lanes(x ^ (ONES * u64::from(b'"'))) | zero_lanes(x ^ (ONES * u64::from(b'\\'))) | control;
-        if special != 0 {
-            return plain + (special.trailing_zeros() / 8) as usize;
+        zero_lanes(x ^ (ONES * u64::from(b'"'))) | zero_lanes(x ^ (ONES * u64::from(b'\\'))) | control
+    }
+    let mut plain = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
+        let flags = special(word);
+        if flags != 0 {
+            return plain + (flags.trailing_zeros() / 8) as usize;
         }
         plain += 8;
+    }
+    if plain == bytes.len() {
+        return plain;
+    }
+    // Fewer than eight bytes are left (a string that ends near the end of the text): the last
+    // eight bytes are tested instead, which overlap bytes found plain, where no lane is flagged.
+    if let Some(last) = bytes.len().checked_sub(8)
+        && let Some(Ok(word)) = bytes.get(last..).map(<[u8; 8]>::try_from)
+    {
+        let flags = special(word);
+        return if flags == 0 { bytes.len() } else { last + (flags.trailing_zeros() / 8) as usize };
     }
     let tail = &bytes[plain..];
     plain + tail.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(tail.len())
 }
 
-/// The value of a JSON string's body (between its quotes) that holds escapes, decoded as
-/// serde_json decodes it; `None` for what serde_json refuses (an unknown escape, a surrogate
-/// escape without its pair) and for bytes that are not UTF-8, which the caller then leaves to
-/// serde_json.
-fn unescape(bytes: &[u8]) -> Option<String> {
-    let mut out = String::with_capacity(bytes.len());
-    let (mut from, mut i) = (0, 0);
-    while let Some(offset) = memchr::memchr(b'\\', &bytes[i..]) {
-        let at = i + offset;
-        out.push_str(std::str::from_utf8(bytes.get(from..at)?).ok()?);
-        let (c, len) = match *bytes.get(at + 1)? {
-            b'"' => ('"', 2),
-            b'\\' => ('\\', 2),
-            b'/' => ('/', 2),
-            b'b' => ('\u{8}', 2),
-            b'f' => ('\u{c}', 2),
-            b'n' => ('\n', 2),
-            b'r' => ('\r', 2),
-            b't' => ('\t', 2),
-            b'u' => unicode_escape(bytes, at)?,
-            _ => return None,
-        };
-        out.push(c);
-        i = at + len;
-        from = i;
+/// The value of the JSON string whose body (after its opening quote) `body` starts, when it
+/// holds escapes, and the body's length up to its closing quote; `plain` bytes come before the
+/// first backslash. Decoded as serde_json decodes it; `None` for what serde_json refuses (an
+/// unknown escape, a surrogate escape without its pair, a control character, no closing
+/// quote) and for bytes that are not UTF-8, which the caller then leaves to serde_json.
+///
+/// One pass finds the escapes and copies the runs between them; the value is checked as
+/// UTF-8 once, whole. An escape writes a whole character, and no character's bytes can end
+/// a broken sequence before it or continue one after it, so the whole is UTF-8 exactly when
+/// every run is.
+#[inline(never)]
+fn unescape(body: &[u8], plain: usize) -> Option<(String, usize)> {
+    let mut out = Vec::with_capacity(body.len().min(plain + 64));
+    out.extend_from_slice(body.get(..plain)?);
+    let mut i = plain;
+    loop {
+        match *body.get(i)? {
+            b'"' => break,
+            b'\\' => {
+                i += match *body.get(i + 1)? {
+                    b'u' => {
+                        let (c, len) = unicode_escape(body, i)?;
+                        out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                        len
+                    }
+                    escape => {
+                        out.push(match escape {
+                            b'"' | b'\\' | b'/' => escape,
+                            b'b' => 0x08,
+                            b'f' => 0x0C,
+                            b'n' => b'\n',
+                            b'r' => b'\r',
+                            b't' => b'\t',
+                            _ => return None,
+                        });
+                        2
+                    }
+                };
+            }
+            _ => return None, // a control character: not JSON
+        }
+        let run = plain_prefix(body.get(i..)?);
+        out.extend_from_slice(body.get(i..i + run)?);
+        i += run;
     }
-    out.push_str(std::str::from_utf8(bytes.get(from..)?).ok()?);
-    Some(out)
+    Some((String::from_utf8(out).ok()?, i))
 }
 
 /// The character of the `\uXXXX` escape at `at` (a surrogate pair takes two escapes) and how
@@ -303,8 +326,11 @@ impl ExactStr {
     pub fn take_from(self, text: &mut Vec<u8>) -> String {
         match self {
             ExactStr::At(range) => {
-                text.truncate(range.end);
-                text.drain(..range.start);
+                // Moved to the front of the buffer, which then holds only the value.
+                let end = range.end.min(text.len());
+                let start = range.start.min(end);
+                text.copy_within(start..end, 0);
+                text.truncate(end - start);
                 match String::from_utf8(std::mem::take(text)) {
                     Ok(value) => value,
                     Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
