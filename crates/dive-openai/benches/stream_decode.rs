@@ -3,7 +3,7 @@
 //! `dive_provider::decode_sse` and the OpenAI mappers (with their accumulator), reported as bytes/s
 //! and events/s; and the cost of one text delta of each API (`openai_text_delta`, time per
 //! delta): bytes → framing → mapping, one read per event, with and without the `Events`
-//! adapter and its accumulator.
+//! adapter and its accumulator, and of a Chat Completions tool call's argument piece.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::hint::black_box;
@@ -209,6 +209,33 @@ fn chat_text() -> Vec<Bytes> {
     events.into_iter().map(static_read).collect()
 }
 
+/// A Chat Completions tool call whose arguments arrive in `DELTAS` pieces, in the API's byte
+/// shape (a recorded stream's), one read per event (see [`static_read`]).
+fn chat_arguments() -> Vec<Bytes> {
+    let chunk = |delta: &str, finish: &str| {
+        format!(
+            "data: {{\"id\":\"chatcmpl-7\",\"object\":\"chat.completion.chunk\",\"created\":1764556800,\"model\":\"gpt-5.5-2026-10-01\",\"service_tier\":\"default\",\"system_fingerprint\":\"fp_a1\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"logprobs\":null,\"finish_reason\":{finish}}}],\"usage\":null}}\n\n"
+        )
+    };
+    let mut events = vec![
+        chunk(r#"{"role":"assistant","content":null}"#, "null"),
+        chunk(
+            r#"{"tool_calls":[{"index":0,"id":"call_Paris01","type":"function","function":{"name":"write_file","arguments":""}}]}"#,
+            "null",
+        ),
+    ];
+    for i in 0..DELTAS {
+        let piece = token(i);
+        events.push(chunk(
+            &format!(r#"{{"tool_calls":[{{"index":0,"function":{{"arguments":"{piece}"}}}}]}}"#),
+            "null",
+        ));
+    }
+    events.push(chunk("{}", r#""tool_calls""#));
+    events.push("data: [DONE]\n\n".to_owned());
+    events.into_iter().map(static_read).collect()
+}
+
 /// Framing and a mapper alone (no `Events` adapter, no accumulator): the events out.
 fn frame_and_map<M: dive_provider::StreamMapper<Frame = dive_provider::SseEvent>>(
     reads: &[Bytes],
@@ -260,6 +287,8 @@ fn text_delta(c: &mut Criterion) {
     assert_eq!(frame_and_map(&responses, responses_mapper()), events);
     assert_eq!(futures::executor::block_on(full_path(&chat, chat_mapper())), events);
     assert_eq!(frame_and_map(&chat, chat_mapper()), events);
+    let arguments = chat_arguments();
+    assert_eq!(futures::executor::block_on(full_path(&arguments, chat_mapper())), events);
     let mut g = c.benchmark_group("openai_text_delta");
     g.throughput(Throughput::Elements(DELTAS));
     g.bench_function("responses_full_path", |b| {
@@ -273,6 +302,9 @@ fn text_delta(c: &mut Criterion) {
     });
     g.bench_function("chat_framing_and_mapping", |b| {
         b.iter(|| frame_and_map(black_box(&chat), chat_mapper()))
+    });
+    g.bench_function("chat_tool_arguments_full_path", |b| {
+        b.iter(|| futures::executor::block_on(full_path(black_box(&arguments), chat_mapper())));
     });
     g.finish();
 }

@@ -26,7 +26,7 @@ use crate::chat::usage::typed_cost;
 use crate::dialect::Dialect;
 
 mod exact;
-use exact::ContentShape;
+use exact::{ContentShape, ExactChunk};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Simple {
@@ -52,10 +52,10 @@ pub struct ChatMapper {
     detail: Option<(u64, Map<String, Value>)>,
     /// Reasoning details were streamed: the plain `reasoning` text repeats them.
     saw_details: bool,
-    /// Text chunks in the API's own byte shape skip the JSON parser (off in the tests that
-    /// hold that path to the serde one).
+    /// Text and tool-argument chunks in the API's own byte shape skip the JSON parser (off in
+    /// the tests that hold that path to the serde one).
     exact: bool,
-    /// The shape of the last text chunk the fast path read.
+    /// The shape of the last text or tool-argument chunk the fast path read.
     content_shape: ContentShape,
 }
 
@@ -239,15 +239,27 @@ impl StreamMapper for ChatMapper {
         if self.done {
             return Ok(None);
         }
-        // A text chunk after the first adds only its text (no id, usage, reasoning or error).
-        if self.exact
-            && self.started
-            && event.event != "error"
-            && typed_reasoning(&self.dialect)
-            && let Some(text) = self.content_shape.read(&event.data)
-        {
-            let text = text.take_from(&mut event.data);
-            return Ok(self.simple_delta_event(Simple::Text, text, out));
+        // A text or tool-argument chunk after the first adds only its text (no id, usage,
+        // reasoning or error).
+        if self.exact && self.started && event.event != "error" && typed_reasoning(&self.dialect) {
+            match self.content_shape.read(&event.data) {
+                Some(ExactChunk::Content(text)) => {
+                    let text = text.take_from(&mut event.data);
+                    return Ok(self.simple_delta_event(Simple::Text, text, out));
+                }
+                // A piece of a call already open (one that opens a call is the serde path's).
+                Some(ExactChunk::Arguments { tool, arguments }) => {
+                    if let Some(&(_, index)) = self.tools.iter().find(|(t, _)| *t == tool) {
+                        self.saw_tools = true;
+                        let partial_json = arguments.take_from(&mut event.data);
+                        return Ok((!partial_json.is_empty()).then_some(StreamEvent::ContentBlockDelta {
+                            index,
+                            delta: ContentDelta::InputJsonDelta { partial_json },
+                        }));
+                    }
+                }
+                None => {}
+            }
         }
         self.map_chunk(event, out).map(|()| None)
     }
