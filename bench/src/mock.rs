@@ -220,7 +220,9 @@ fn messages_step(request: &Value) -> Result<Step, String> {
     call_of(&text_of(&last["content"]))
 }
 
-const CHAT_ID: &str = r#""id":"chatcmpl-bench","object":"chat.completion.chunk","created":1,"model":"bench""#;
+/// The fields before `choices` in every chunk, in the API's order (as a recorded stream of the
+/// API has them: `dive-openai`'s `tests/fixtures/recorded/chat_usage_final_chunk.sse`).
+const CHAT_ID: &str = r#""id":"chatcmpl-bench","object":"chat.completion.chunk","created":1,"model":"bench","system_fingerprint":"fp_bench""#;
 const CHAT_USAGE: &str = r#""usage":{"prompt_tokens":40,"completion_tokens":12,"total_tokens":52}"#;
 
 fn chat_json(step: &Step) -> String {
@@ -232,13 +234,15 @@ fn chat_json(step: &Step) -> String {
     };
     let finish = if matches!(step, Step::Call(..)) { "tool_calls" } else { "stop" };
     format!(
-        r#"{{"id":"chatcmpl-bench","object":"chat.completion","created":1,"model":"bench","choices":[{{"index":0,"message":{message},"finish_reason":"{finish}"}}],{CHAT_USAGE}}}"#
+        r#"{{"id":"chatcmpl-bench","object":"chat.completion","created":1,"model":"bench","system_fingerprint":"fp_bench","choices":[{{"index":0,"message":{message},"logprobs":null,"finish_reason":"{finish}"}}],{CHAT_USAGE}}}"#
     )
 }
 
+/// A chunk in the API's byte shape: its keys in the API's order, `logprobs` and `usage` null.
 fn chat_chunk(delta: &str, finish: &str) -> String {
-    format!(r#"data: {{{CHAT_ID},"choices":[{{"index":0,"delta":{delta},"finish_reason":{finish}}}]}}"#)
-        + "\n\n"
+    format!(
+        r#"data: {{{CHAT_ID},"choices":[{{"index":0,"delta":{delta},"logprobs":null,"finish_reason":{finish}}}],"usage":null}}"#
+    ) + "\n\n"
 }
 
 fn chat_events(step: &Step) -> Vec<String> {
