@@ -26,7 +26,7 @@ use crate::chat::usage::typed_cost;
 use crate::dialect::Dialect;
 
 mod exact;
-use exact::{ContentShape, ExactChunk};
+use exact::{ChunkShape, ExactChunk};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Simple {
@@ -56,7 +56,7 @@ pub struct ChatMapper {
     /// the tests that hold that path to the serde one).
     exact: bool,
     /// The shape of the last text or tool-argument chunk the fast path read.
-    content_shape: ContentShape,
+    chunk_shape: ChunkShape,
 }
 
 /// Chat Completions stream events over a stream of SSE events.
@@ -80,7 +80,7 @@ impl ChatMapper {
             detail: None,
             saw_details: false,
             exact: true,
-            content_shape: ContentShape::default(),
+            chunk_shape: ChunkShape::default(),
         }
     }
 
@@ -242,7 +242,7 @@ impl StreamMapper for ChatMapper {
         // A text or tool-argument chunk after the first adds only its text (no id, usage,
         // reasoning or error).
         if self.exact && self.started && event.event != "error" && typed_reasoning(&self.dialect) {
-            match self.content_shape.read(&event.data) {
+            match self.chunk_shape.read(&event.data) {
                 Some(ExactChunk::Content(text)) => {
                     let text = text.take_from(&mut event.data);
                     return Ok(self.simple_delta_event(Simple::Text, text, out));

@@ -3,7 +3,7 @@
 //! call's `arguments`, in the flat shape OpenAI writes every time. Such a chunk is read here
 //! without the JSON parser, and its text cut out of the event's own buffer; once one has been
 //! read, the next ones of the same bytes around the text (the same id, model, fingerprint and
-//! tool call) are read by comparing those bytes ([`ContentShape`]). Anything else — another
+//! tool call) are read by comparing those bytes ([`ChunkShape`]). Anything else — another
 //! choice shape, an unknown or repeated key, whitespace, a `null` where a string was
 //! expected — falls back to the serde path in `stream.rs`; the property tests below hold the
 //! two to the same answers.
@@ -26,13 +26,13 @@ pub(super) enum ExactChunk {
 
 /// The shape of the last chunk [`exact_chunk`] read, to read the next ones of that shape.
 #[derive(Debug, Default)]
-pub(super) struct ContentShape {
+pub(super) struct ChunkShape {
     shape: ExactShape,
     /// The learned chunk's tool-call index (part of the shape), for an arguments chunk.
     tool: Option<u64>,
 }
 
-impl ContentShape {
+impl ChunkShape {
     /// `data` when it is a text or tool-argument chunk: read by the learned shape when it has
     /// it, else by [`exact_chunk`] (and its shape learned). `None` for any other chunk.
     pub(super) fn read(&mut self, data: &[u8]) -> Option<ExactChunk> {
@@ -210,7 +210,7 @@ mod tests {
             keys.dedup();
             if !spaced && keys.len() == fields.len() && fields.iter().any(|f| *f < 2) && fields.iter().all(|f| *f < 10) {
                 prop_assert!(exact_chunk(data.as_bytes(), &mut ShapeHoles::default()).is_some(), "the fast path refused {}", data);
-                let mut shape = ContentShape::default();
+                let mut shape = ChunkShape::default();
                 shape.read(data.as_bytes()).unwrap();
                 prop_assert!(shape.read(next.as_bytes()).is_some(), "the learned shape refused {} after {}", next, data);
             }
@@ -281,7 +281,7 @@ mod tests {
         let start = r#"{"id":"chatcmpl-7","object":"chat.completion.chunk","created":1764556800,"model":"gpt-5.5-2026-10-01","service_tier":"default","system_fingerprint":"fp_a1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_Paris01","type":"function","function":{"name":"get_weather","arguments":""}}]},"logprobs":null,"finish_reason":null}],"usage":null}"#;
         let first = r#"{"id":"chatcmpl-7","object":"chat.completion.chunk","created":1764556800,"model":"gpt-5.5-2026-10-01","service_tier":"default","system_fingerprint":"fp_a1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]},"logprobs":null,"finish_reason":null}],"usage":null}"#;
         let second = r#"{"id":"chatcmpl-7","object":"chat.completion.chunk","created":1764556800,"model":"gpt-5.5-2026-10-01","service_tier":"default","system_fingerprint":"fp_a1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":" \"Paris\"}"}}]},"logprobs":null,"finish_reason":null}],"usage":null}"#;
-        let mut shape = ContentShape::default();
+        let mut shape = ChunkShape::default();
         for (data, want) in [(first, "{\"city\":"), (second, " \"Paris\"}")] {
             let Some(ExactChunk::Arguments { tool: 0, arguments }) = shape.read(data.as_bytes()) else {
                 panic!("the recorded piece was refused: {data}");
