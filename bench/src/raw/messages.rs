@@ -16,8 +16,8 @@ pub struct RawMessages {
 /// The most output tokens dive asks of this model.
 const MAX_TOKENS: u32 = 32_768;
 
-/// The request dive sends, field for field (`tests/same_requests.rs` compares them).
-/// content as blocks, and automatic prompt caching at the top level.
+/// The request dive sends, field for field (`tests/same_requests.rs` compares them): content
+/// as blocks, and automatic prompt caching at the top level.
 #[derive(Serialize)]
 struct Request<'a> {
     model: &'a str,

@@ -170,11 +170,16 @@ impl ChatMapper {
         Some(StreamEvent::ContentBlockDelta { index, delta })
     }
 
+    /// The block index of the tool call the stream numbers `tool`, when it is open.
+    fn tool_block(&self, tool: u64) -> Option<usize> {
+        self.tools.iter().find(|(t, _)| *t == tool).map(|&(_, index)| index)
+    }
+
     fn tool_delta(&mut self, call: ToolCallDelta, out: &mut VecDeque<StreamEvent>) {
         let tool_index = call.index.unwrap_or(self.tools.len() as u64);
         let function = call.function.unwrap_or_default();
-        let index = match self.tools.iter().find(|(t, _)| *t == tool_index) {
-            Some((_, index)) => *index,
+        let index = match self.tool_block(tool_index) {
+            Some(index) => index,
             None => {
                 self.close_simple(out);
                 let block = Content::ToolUse(ToolUse::new(
@@ -249,7 +254,7 @@ impl StreamMapper for ChatMapper {
                 }
                 // A piece of a call already open (one that opens a call is the serde path's).
                 Some(ExactChunk::Arguments { tool, arguments }) => {
-                    if let Some(&(_, index)) = self.tools.iter().find(|(t, _)| *t == tool) {
+                    if let Some(index) = self.tool_block(tool) {
                         self.saw_tools = true;
                         let partial_json = arguments.take_from(&mut event.data);
                         return Ok((!partial_json.is_empty()).then_some(StreamEvent::ContentBlockDelta {

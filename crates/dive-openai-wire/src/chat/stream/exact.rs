@@ -16,7 +16,7 @@ const TEXT: u8 = 0;
 const PADDING: u8 = 1;
 
 /// What a chunk read here carries.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub(super) enum ExactChunk {
     /// A piece of the message's text.
     Content(ExactStr),
