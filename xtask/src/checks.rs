@@ -196,7 +196,17 @@ pub fn examples() -> Result {
     crate::examples::run_all()
 }
 
+/// Rustdoc on the workspace with `-D warnings`, after checking that no two documented targets
+/// share a directory of `target/doc` (their rustdoc runs would race on it).
 pub fn doc() -> Result {
+    let clashes = crate::doc_names::doc_name_clashes(&metadata()?);
+    if !clashes.is_empty() {
+        return Err(format!(
+            "targets documented under one crate name, so two rustdoc runs would race on one directory \
+             (set `doc = false` on a binary, or rename one): {}",
+            clashes.join("; ")
+        ));
+    }
     run("cargo", &["doc", "--workspace", "--no-deps", "--locked"], &[("RUSTDOCFLAGS", "-D warnings")])
 }
 

@@ -3,6 +3,7 @@
 mod bench;
 mod checks;
 mod codemap;
+mod doc_names;
 mod examples;
 mod interop;
 mod tidy;
@@ -20,7 +21,7 @@ commands:
   examples        every example, offline (no provider key), CI=true, a time limit each
   interop-python  the python `test` gives the interop tests (builds the venv when needed)
   interop-venv    build target/interop-venv with the pinned Python SDKs
-  doc             cargo doc with -D warnings
+  doc             cargo doc with -D warnings (no two documented targets of one crate name)
   check-layers    dive-core's dependency allowlist and the crate layering
   check-features  cargo hack --each-feature: each crate alone, with each of its features alone
                   (installs cargo-hack when missing)
