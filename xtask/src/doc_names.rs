@@ -8,6 +8,9 @@
 
 use serde_json::Value;
 
+/// The target kinds of a library (`cargo metadata` lists its crate types): each is documented.
+const LIBRARY_KINDS: &[&str] = &["lib", "rlib", "dylib", "cdylib", "staticlib", "proc-macro"];
+
 /// Each crate name that more than one documented target of `metadata` (the JSON of `cargo
 /// metadata --no-deps`) would be documented under, with the targets, as `package/kind`.
 ///
@@ -19,14 +22,11 @@ pub(crate) fn doc_name_clashes(metadata: &Value) -> Vec<String> {
     for package in metadata["packages"].as_array().into_iter().flatten() {
         let package_name = package["name"].as_str().unwrap_or_default();
         let targets: Vec<&Value> = package["targets"].as_array().into_iter().flatten().collect();
-        let library_names: Vec<String> = targets
-            .iter()
-            .filter(|t| is_kind(t, &["lib", "rlib", "proc-macro"]))
-            .map(|t| crate_name(t))
-            .collect();
+        let library_names: Vec<String> =
+            targets.iter().filter(|t| is_kind(t, LIBRARY_KINDS)).map(|t| crate_name(t)).collect();
         for target in &targets {
             let name = crate_name(target);
-            let entry = if is_kind(target, &["lib", "rlib", "proc-macro"]) {
+            let entry = if is_kind(target, LIBRARY_KINDS) {
                 format!("{package_name}/lib")
             } else if is_kind(target, &["bin"])
                 && target["doc"].as_bool().unwrap_or(true)
