@@ -78,6 +78,8 @@ impl Emitter {
 
     /// The first callback error seen, if any.
     pub(crate) fn take_callback_error(&self) -> Option<BoxError> {
+        // Only a callback fails: a run without one skips the lock at every step boundary.
+        self.0.callback.as_ref()?;
         self.0.callback_error.lock().unwrap_or_else(PoisonError::into_inner).take()
     }
 

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use dive_core::{
-    BoxFuture, DeclarationError, DeclaredToolset, ModelRequest, Tool, ToolAnnotations, ToolContext,
+    BoxFuture, DeclarationError, DeclaredToolset, Input, ModelRequest, Tool, ToolAnnotations, ToolContext,
     ToolDeclaration, ToolDefinition, ToolError, ToolPreview, ToolResult,
 };
 use serde_json::{Value, json};
@@ -115,6 +115,9 @@ impl Tool for Renamed {
     }
     fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
         self.inner.call(input, ctx)
+    }
+    fn call_shared(&self, input: Input, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+        self.inner.call_shared(input, ctx)
     }
 }
 

@@ -3,8 +3,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use dive_core::{BoxFuture, Tool, ToolContext, ToolError, ToolResult};
-use serde_json::Value;
+use dive_core::{BoxFuture, Input, Tool, ToolContext, ToolError, ToolResult};
 use tokio::time::Instant;
 
 use super::{LayerError, ToolLayer, forward_tool};
@@ -139,7 +138,7 @@ impl<T> Drop for ProbeGuard<'_, T> {
 impl<T: Tool> Tool for CircuitBreakerTool<T> {
     forward_tool!();
 
-    fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+    fn call_shared(&self, input: Input, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
         Box::pin(async move {
             let probe = match self.admit() {
                 Ok(probe) => probe,
@@ -153,7 +152,7 @@ impl<T: Tool> Tool for CircuitBreakerTool<T> {
                 }
             };
             let mut guard = ProbeGuard { tool: self, armed: probe };
-            let result = self.inner.call(input, ctx).await;
+            let result = self.inner.call_shared(input, ctx).await;
             guard.armed = false;
             self.record(result.is_err());
             result

@@ -115,6 +115,14 @@ macro_rules! forward_tool {
         fn preview(&self, input: &serde_json::Value) -> Option<dive_core::ToolPreview> {
             self.inner.preview(input)
         }
+        /// The layer runs on the shared input: [`Tool::call_shared`](dive_core::Tool::call_shared).
+        fn call(
+            &self,
+            input: serde_json::Value,
+            ctx: dive_core::ToolContext,
+        ) -> dive_core::BoxFuture<'_, Result<dive_core::ToolResult, dive_core::ToolError>> {
+            self.call_shared(dive_core::Input::from(input), ctx)
+        }
     };
 }
 pub(crate) use forward_tool;

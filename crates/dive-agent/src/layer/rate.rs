@@ -3,8 +3,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use dive_core::{BoxFuture, Tool, ToolContext, ToolError, ToolResult};
-use serde_json::Value;
+use dive_core::{BoxFuture, Input, Tool, ToolContext, ToolError, ToolResult};
 use tokio::time::Instant;
 
 use super::{LayerError, ToolLayer, forward_tool};
@@ -121,7 +120,7 @@ impl<T> RateLimitTool<T> {
 impl<T: Tool> Tool for RateLimitTool<T> {
     forward_tool!();
 
-    fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+    fn call_shared(&self, input: Input, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
         Box::pin(async move {
             match self.reserve() {
                 Ok(wait) if wait.is_zero() => {}
@@ -132,7 +131,7 @@ impl<T: Tool> Tool for RateLimitTool<T> {
                     );
                 }
             }
-            self.inner.call(input, ctx).await
+            self.inner.call_shared(input, ctx).await
         })
     }
 }

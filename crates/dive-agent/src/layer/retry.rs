@@ -2,8 +2,7 @@
 
 use std::time::Duration;
 
-use dive_core::{BoxFuture, Tool, ToolContext, ToolError, ToolResult};
-use serde_json::Value;
+use dive_core::{BoxFuture, Input, Tool, ToolContext, ToolError, ToolResult};
 
 use super::{LayerError, ToolLayer, forward_tool};
 
@@ -89,14 +88,14 @@ fn retryable(error: &ToolError) -> bool {
 impl<T: Tool> Tool for RetryTool<T> {
     forward_tool!();
 
-    fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+    fn call_shared(&self, input: Input, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
         Box::pin(async move {
             if !self.inner.annotations().is_idempotent() || self.policy.max_attempts == 1 {
-                return self.inner.call(input, ctx).await;
+                return self.inner.call_shared(input, ctx).await;
             }
             let mut attempt = 1;
             loop {
-                let error = match self.inner.call(input.clone(), ctx.clone()).await {
+                let error = match self.inner.call_shared(input.clone(), ctx.clone()).await {
                     Ok(result) => return Ok(result),
                     Err(error) => error,
                 };

@@ -2,8 +2,7 @@
 
 use std::time::Duration;
 
-use dive_core::{BoxFuture, Tool, ToolContext, ToolError, ToolResult};
-use serde_json::Value;
+use dive_core::{BoxFuture, Input, Tool, ToolContext, ToolError, ToolResult};
 
 use super::{LayerError, ToolLayer, forward_tool};
 
@@ -41,9 +40,9 @@ pub struct TimeoutTool<T> {
 impl<T: Tool> Tool for TimeoutTool<T> {
     forward_tool!();
 
-    fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+    fn call_shared(&self, input: Input, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
         Box::pin(async move {
-            match tokio::time::timeout(self.limit, self.inner.call(input, ctx)).await {
+            match tokio::time::timeout(self.limit, self.inner.call_shared(input, ctx)).await {
                 Ok(result) => result,
                 Err(_) => {
                     Err(LayerError::TimedOut { tool: self.inner.name().to_owned(), after: self.limit }.into())

@@ -149,7 +149,8 @@ impl Run {
                 .iter()
                 .any(|c| tools.get(&c.name).is_some_and(|t| t.annotations().is_sequential_only()));
         if parallel {
-            self.run_parallel(&mut batch, tools, iteration).await;
+            // Boxed when it runs: a sequential batch's future has no room for it.
+            Box::pin(self.run_parallel(&mut batch, tools, iteration)).await;
         } else {
             self.run_sequential(&mut batch, tools, iteration).await;
         }
@@ -202,7 +203,9 @@ impl Run {
                 return;
             }
             batch.slots[i].state = ToolCallState::Running;
-            if let Some(exit) = self.batch_checkpoint(batch).await {
+            if self.checkpoints_each_step()
+                && let Some(exit) = Box::pin(self.batch_checkpoint(batch)).await
+            {
                 batch.slots[i].state = ToolCallState::NotStarted;
                 batch.stop_with(exit);
                 end_span(meta);
@@ -328,7 +331,7 @@ impl Run {
 
     /// A running checkpoint of the batch as it stands (call states and results so far).
     async fn batch_checkpoint(&mut self, batch: &Batch) -> Option<Exit> {
-        if !self.agent.inner.checkpoint_steps || self.session.is_none() {
+        if !self.checkpoints_each_step() {
             return None;
         }
         self.upsert_records(batch.records());
@@ -338,7 +341,9 @@ impl Run {
 
     /// After a call completed: checkpoint it (a failure stops the batch), then emit its item.
     async fn checkpoint_and_emit(&mut self, batch: &mut Batch, index: usize) {
-        if let Some(exit) = self.batch_checkpoint(batch).await {
+        if self.checkpoints_each_step()
+            && let Some(exit) = Box::pin(self.batch_checkpoint(batch)).await
+        {
             batch.stop_with(exit);
         }
         if let Some(result) = batch.results[index].clone() {

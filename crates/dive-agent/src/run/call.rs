@@ -36,7 +36,8 @@ pub(super) struct CallMeta {
 /// What runs the tool; owns everything so it can run concurrently with other calls.
 pub(super) struct Execution {
     pub(super) tool: Arc<dyn Tool>,
-    pub(super) input: serde_json::Value,
+    /// The call's input, shared with the call (see [`Tool::call_shared`]).
+    pub(super) input: dive_core::Input,
     pub(super) ctx: ToolContext,
 }
 
@@ -87,6 +88,13 @@ pub(super) struct AwaitingHooks {
     span: Box<dyn ToolCallSpan>,
 }
 
+/// What a call's PreToolUse hooks decided: the first denial's reason, and the context they add.
+#[derive(Default)]
+struct PreToolUse {
+    denial: Option<String>,
+    context: Vec<String>,
+}
+
 /// Tool-scoped reminders a batch collects: recorded ones go into its results message.
 #[derive(Default)]
 pub(super) struct BatchReminders {
@@ -108,15 +116,15 @@ impl BatchReminders {
 /// Runs the tool, catching panics. Background work goes to the agent's spawner.
 pub(super) async fn execute(execution: Execution, turn_id: &str, seams: &crate::seams::Seams) -> Executed {
     let Execution { tool, input, ctx } = execution;
-    let call_id = ctx.call_id.to_string();
-    let outcome = AssertUnwindSafe(tool.call(input, ctx)).catch_unwind().await;
+    let call_id = Arc::clone(&ctx.call_id);
+    let outcome = AssertUnwindSafe(tool.call_shared(input, ctx)).catch_unwind().await;
     match outcome {
         Ok(Ok(ToolResult::Output(output))) => Executed::Output(output),
         Ok(Ok(ToolResult::Suspend(request))) => Executed::Suspend(request),
         Ok(Ok(ToolResult::Background(task))) => {
             let task_id = seams.new_id("task");
             let (handle, completer) =
-                BackgroundTaskHandle::new(task_id.clone(), call_id, tool.name(), task.description.clone());
+                BackgroundTaskHandle::new(task_id.clone(), &*call_id, tool.name(), task.description.clone());
             let handle = handle.with_turn_id(turn_id);
             let name = tool.name().to_owned();
             seams.spawner.spawn(Box::pin(async move {
@@ -183,36 +191,13 @@ impl Run {
         };
         let preview = tool.preview(&call.input);
         self.announce(call, preview.clone());
-        let original = call;
-        let mut call = original.clone();
-        let mut denial: Option<String> = None;
-        let mut context = Vec::new();
-        for hook in &self.agent.inner.hooks.pre_tool_use {
-            let ctx = ToolUseContext::new(
-                self.info.clone(),
-                iteration,
-                original.clone(),
-                tool.annotations().clone(),
-            )
-            .with_preview(preview.clone());
-            match hook.pre_tool_use(ctx).await {
-                Ok(decision) => {
-                    if let (Verdict::Deny(reason), None) = (&decision.verdict, &denial) {
-                        denial = Some(reason.clone());
-                    }
-                    if let Some(updated) = decision.updated_input {
-                        call.input = updated.into();
-                    }
-                    context.extend(decision.additional_context);
-                    reminders.add(decision.reminders);
-                }
-                Err(e) if e.is_abort() => {
-                    return Err(if e.hook.is_some() { e } else { e.with_hook(hook.name()) });
-                }
-                Err(e) if denial.is_none() => denial = Some(e.message),
-                Err(_) => {}
-            }
-        }
+        let mut call = call.clone();
+        // Boxed when it runs: a call without PreToolUse hooks has no room for them.
+        let PreToolUse { denial, context } = if self.agent.inner.hooks.pre_tool_use.is_empty() {
+            PreToolUse::default()
+        } else {
+            Box::pin(self.pre_tool_use(&mut call, &tool, preview.as_ref(), iteration, reminders)).await?
+        };
         let answered =
             |output: ToolOutput, kind: ToolCallErrorKind, message: String, context: Vec<String>| {
                 let mut result =
@@ -242,10 +227,50 @@ impl Run {
         )
         .with_sink(self.tool_sink());
         Ok(Prepared::Ready(Ready {
-            // The tool takes its input by value: its own copy.
-            execution: Execution { tool, input: serde_json::Value::clone(&call.input), ctx },
+            execution: Execution { tool, input: call.input.clone(), ctx },
             meta: CallMeta { call, preview, context, span },
         }))
+    }
+
+    /// PreToolUse hooks of one call, in order: the first denial wins, an updated input
+    /// replaces `call`'s, context and reminders add up. `Err` is a hook abort.
+    async fn pre_tool_use(
+        &self,
+        call: &mut ToolUse,
+        tool: &Arc<dyn Tool>,
+        preview: Option<&ToolPreview>,
+        iteration: u32,
+        reminders: &mut BatchReminders,
+    ) -> Result<PreToolUse, HookError> {
+        let original = call.clone();
+        let mut verdict = PreToolUse::default();
+        for hook in &self.agent.inner.hooks.pre_tool_use {
+            let ctx = ToolUseContext::new(
+                self.info.clone(),
+                iteration,
+                original.clone(),
+                tool.annotations().clone(),
+            )
+            .with_preview(preview.cloned());
+            match hook.pre_tool_use(ctx).await {
+                Ok(decision) => {
+                    if let (Verdict::Deny(reason), None) = (&decision.verdict, &verdict.denial) {
+                        verdict.denial = Some(reason.clone());
+                    }
+                    if let Some(updated) = decision.updated_input {
+                        call.input = updated.into();
+                    }
+                    verdict.context.extend(decision.additional_context);
+                    reminders.add(decision.reminders);
+                }
+                Err(e) if e.is_abort() => {
+                    return Err(if e.hook.is_some() { e } else { e.with_hook(hook.name()) });
+                }
+                Err(e) if verdict.denial.is_none() => verdict.denial = Some(e.message),
+                Err(_) => {}
+            }
+        }
+        Ok(verdict)
     }
 
     /// The run's emitter as the tools' event sink: made at the first call, shared by the rest.

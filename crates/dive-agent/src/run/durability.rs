@@ -60,10 +60,16 @@ impl Run {
         turn
     }
 
+    /// Whether the run records a checkpoint at each step (the agent asks for them and the
+    /// run has a session).
+    pub(super) fn checkpoints_each_step(&self) -> bool {
+        self.agent.inner.checkpoint_steps && self.session.is_some()
+    }
+
     /// Records the turn as `running` when step checkpoints are on. A failed checkpoint stops
     /// the turn before the step it guards.
     pub(super) async fn checkpoint(&mut self, extra: Option<Message>) -> Option<Exit> {
-        if !self.agent.inner.checkpoint_steps || self.session.is_none() {
+        if !self.checkpoints_each_step() {
             return None;
         }
         let mut turn = self.turn_record(extra);

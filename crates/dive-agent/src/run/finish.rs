@@ -81,7 +81,7 @@ impl Run {
         let mut response = Box::new(self.response_skeleton(id));
         response.items = self.emitter.take_items();
         response.output_messages = self.output.split_off(self.output_start.min(self.output.len()));
-        response.usage = self.usage.clone();
+        response.usage = std::mem::take(&mut self.usage);
         response.finished_at = self.agent.inner.seams.now();
         response.status = turn.status;
         response.suspension = turn.suspension.clone();

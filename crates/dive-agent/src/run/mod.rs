@@ -26,6 +26,7 @@ use dive_core::{
 use tokio::sync::mpsc::UnboundedSender;
 
 use self::calls::Calls;
+use self::model::ResolvedTools;
 use crate::agent::Agent;
 use crate::emit::Emitter;
 use crate::error::{AgentError, TurnFailure};
@@ -197,19 +198,23 @@ impl Run {
 
     /// PreGeneration hooks and background-result delivery.
     async fn begin(&mut self) -> Option<Exit> {
-        let edit =
-            hooks::generation(&self.agent.inner.hooks.pre_generation, || self.generation_context(0)).await;
-        if let Some(exit) = self.apply_edit(edit) {
-            return Some(exit);
+        if !self.agent.inner.hooks.pre_generation.is_empty() {
+            let edit = Box::pin(hooks::generation(&self.agent.inner.hooks.pre_generation, || {
+                self.generation_context(0)
+            }))
+            .await;
+            if let Some(exit) = self.apply_edit(edit) {
+                return Some(exit);
+            }
         }
         let handles = std::mem::take(&mut self.background);
         if let Some(message) = messages::background_results_message(&handles) {
             self.input.push(message.clone());
             Arc::make_mut(&mut self.working).push(message);
-            hooks::post_background(&self.agent.inner.hooks, &self.info, &handles).await;
+            Box::pin(hooks::post_background(&self.agent.inner.hooks, &self.info, &handles)).await;
         }
-        if self.resume.is_none() {
-            return self.checkpoint(None).await;
+        if self.resume.is_none() && self.checkpoints_each_step() {
+            return Box::pin(self.checkpoint(None)).await;
         }
         None
     }
@@ -264,6 +269,9 @@ impl Run {
 
     /// Records reminders as user blocks of the output.
     fn push_output_blocks(&mut self, blocks: Vec<dive_core::Content>) {
+        if blocks.is_empty() {
+            return;
+        }
         messages::append_user_blocks(Arc::make_mut(&mut self.working), blocks.clone());
         messages::append_user_blocks(&mut self.output, blocks);
     }
@@ -271,7 +279,9 @@ impl Run {
     /// The step-boundary check: interrupts first, then a failed event callback.
     /// The turn's usage: before this invocation plus this invocation's.
     fn turn_usage(&self) -> Usage {
-        self.prior_usage.clone() + self.usage.clone()
+        let mut usage = self.prior_usage.clone();
+        usage += &self.usage;
+        usage
     }
 
     /// The run's [`HardStop`], taken out for one step; [`put_back`](Self::put_back) returns it.
@@ -308,18 +318,26 @@ impl Run {
             if let Some(exit) = self.boundary() {
                 return exit;
             }
-            let edit = hooks::generation(&self.agent.inner.hooks.pre_iteration, || {
-                self.generation_context(iteration)
-            })
-            .await;
-            if let Some(exit) = self.apply_edit(edit) {
-                return exit;
+            // What runs only with hooks, toolsets or a session is awaited through a box made
+            // when it runs: the loop's future has no room for it, nor its code a turn's lines.
+            if !self.agent.inner.hooks.pre_iteration.is_empty() {
+                let edit = Box::pin(hooks::generation(&self.agent.inner.hooks.pre_iteration, || {
+                    self.generation_context(iteration)
+                }))
+                .await;
+                if let Some(exit) = self.apply_edit(edit) {
+                    return exit;
+                }
             }
             let pending = std::mem::take(&mut self.pending_reminders);
             self.push_output_blocks(messages::reminder_blocks(pending));
-            let tools = match self.resolve_tools().await {
-                Ok(tools) => tools,
-                Err(exit) => return exit,
+            let tools = if self.agent.inner.toolsets.is_empty() {
+                ResolvedTools::over(Arc::clone(&self.agent.inner.tool_index))
+            } else {
+                match Box::pin(self.resolve_tools()).await {
+                    Ok(tools) => tools,
+                    Err(exit) => return exit,
+                }
             };
             let last_call = iteration >= limit;
             if let Some(exit) = self.boundary() {
@@ -338,14 +356,17 @@ impl Run {
                     if let Some(exit) = self.callback_failed() {
                         return exit;
                     }
-                    match hooks::stop(
+                    if self.agent.inner.hooks.stop.is_empty() {
+                        return Exit::Completed;
+                    }
+                    match Box::pin(hooks::stop(
                         &self.agent.inner.hooks,
                         &self.info,
                         iteration,
                         &response,
                         &self.output,
                         stop_hook_active,
-                    )
+                    ))
                     .await
                     {
                         Ok(Some(reason)) if iteration < limit => {
@@ -371,7 +392,9 @@ impl Run {
                     if let Some(exit) = self.callback_failed() {
                         return exit;
                     }
-                    if let Some(exit) = self.checkpoint(None).await {
+                    if self.checkpoints_each_step()
+                        && let Some(exit) = Box::pin(self.checkpoint(None)).await
+                    {
                         return exit;
                     }
                     if let Some(exit) = self.run_batch(calls, Vec::new(), &tools, iteration).await {

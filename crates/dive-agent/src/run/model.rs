@@ -66,7 +66,8 @@ impl ToolIndex {
 #[derive(Default)]
 pub(crate) struct ResolvedTools {
     base: Arc<ToolIndex>,
-    extra: ToolIndex,
+    /// Toolset tools, indexed when a toolset has any (a call without them builds no index).
+    extra: Option<ToolIndex>,
     /// The provider-defined toolsets of this call, sent in place of their members.
     declared: Vec<Arc<ToolDeclaration>>,
     /// The names of those toolsets' member tools.
@@ -76,7 +77,7 @@ pub(crate) struct ResolvedTools {
 impl ResolvedTools {
     /// The agent's static tools and nothing else yet (no allocation).
     pub(super) fn over(base: Arc<ToolIndex>) -> Self {
-        Self { base, extra: ToolIndex::default(), declared: Vec::new(), members: Vec::new() }
+        Self { base, extra: None, declared: Vec::new(), members: Vec::new() }
     }
 
     fn add(&mut self, tool: Arc<dyn Tool>) {
@@ -88,7 +89,7 @@ impl ResolvedTools {
             tracing::warn!(tool = tool.name(), "a toolset tool shadows a static tool name; ignored");
             return;
         }
-        self.extra.insert(tool, declared_to_model);
+        self.extra.get_or_insert_with(ToolIndex::default).insert(tool, declared_to_model);
     }
 
     /// A tool declarer's tools: its declared members are routed by name but left out of the
@@ -111,25 +112,28 @@ impl ResolvedTools {
 
     /// The tool of this name.
     pub(crate) fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.base.by_name.get(name).or_else(|| self.extra.by_name.get(name))
+        self.base.by_name.get(name).or_else(|| self.extra.as_ref()?.by_name.get(name))
     }
 
     /// Every tool name.
     pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
-        self.base.by_name.keys().chain(self.extra.by_name.keys()).map(String::as_str)
+        let extra = self.extra.iter().flat_map(|index| index.by_name.keys());
+        self.base.by_name.keys().chain(extra).map(String::as_str)
     }
 
     /// The definitions of a call: the agent's shared list as is, unless toolsets add tools.
     pub(super) fn definitions(&self) -> Arc<[ToolDefinition]> {
-        if self.extra.shared.is_empty() && self.extra.definitions.is_empty() {
-            return Arc::clone(&self.base.shared);
+        match &self.extra {
+            Some(extra) if extra.definitions().next().is_some() => {
+                self.base.definitions().chain(extra.definitions()).cloned().collect()
+            }
+            _ => Arc::clone(&self.base.shared),
         }
-        self.base.definitions().chain(self.extra.definitions()).cloned().collect()
     }
 
     fn is_empty(&self) -> bool {
         self.base.definitions().next().is_none()
-            && self.extra.definitions().next().is_none()
+            && self.extra.as_ref().is_none_or(|extra| extra.definitions().next().is_none())
             && self.declared.is_empty()
     }
 }
@@ -253,30 +257,40 @@ impl Run {
                 self.model_calls.push(record);
                 Ok(response)
             }
-            Err(failure) => {
-                let stream_started = self.keep_partial();
-                let exit = match failure {
-                    Failure::Interrupted(why) => {
-                        record.error = Some(why.failure().to_string());
-                        Exit::interrupted(why)
-                    }
-                    Failure::Llm(error) => {
-                        record.error = Some(error.to_string());
-                        let reason = match error.kind {
-                            LlmErrorKind::Cancelled => OutcomeReason::Canceled,
-                            LlmErrorKind::StreamInterrupted => OutcomeReason::StreamInterrupted,
-                            _ if stream_started => OutcomeReason::StreamInterrupted,
-                            _ => OutcomeReason::ProviderError,
-                        };
-                        Exit::Failed { reason, cause: TurnFailure::Model(error), hook: None }
-                    }
-                };
-                span.set_error(record.error.as_deref().unwrap_or_default());
-                span.end();
-                self.model_calls.push(record);
-                Err(exit)
-            }
+            Err(failure) => Err(self.call_failed(failure, record, span)),
         }
+    }
+
+    /// A failed call: what can be kept of its stream is recorded, and so is the call.
+    #[cold]
+    #[inline(never)]
+    fn call_failed(
+        &mut self,
+        failure: Failure,
+        mut record: ModelCallRecord,
+        mut span: Box<dyn dive_core::ChatSpan>,
+    ) -> Exit {
+        let stream_started = self.keep_partial();
+        let exit = match failure {
+            Failure::Interrupted(why) => {
+                record.error = Some(why.failure().to_string());
+                Exit::interrupted(why)
+            }
+            Failure::Llm(error) => {
+                record.error = Some(error.to_string());
+                let reason = match error.kind {
+                    LlmErrorKind::Cancelled => OutcomeReason::Canceled,
+                    LlmErrorKind::StreamInterrupted => OutcomeReason::StreamInterrupted,
+                    _ if stream_started => OutcomeReason::StreamInterrupted,
+                    _ => OutcomeReason::ProviderError,
+                };
+                Exit::Failed { reason, cause: TurnFailure::Model(error), hook: None }
+            }
+        };
+        span.set_error(record.error.as_deref().unwrap_or_default());
+        span.end();
+        self.model_calls.push(record);
+        exit
     }
 
     async fn request_model(

@@ -42,8 +42,12 @@ impl Run {
             }
             .into());
         }
+        // What only a session or a hook needs is awaited through a box made when it runs:
+        // a turn without them has no room for it in its future.
         let claim = match (&session, &inner.claim) {
-            (Some(s), Some(options)) => Some(Box::new(ClaimGuard::acquire(Arc::clone(s), options).await?)),
+            (Some(s), Some(options)) => {
+                Some(Box::new(Box::pin(ClaimGuard::acquire(Arc::clone(s), options)).await?))
+            }
             _ => None,
         };
         let model = agent.model();
@@ -76,21 +80,8 @@ impl Run {
             Plan::Fresh { mut history, input: fresh } => {
                 input = fresh;
                 if history.is_empty() && !inner.hooks.session_start.is_empty() {
-                    let seeded =
-                        hooks::session_start(&inner.hooks, SessionStartContext::new(info.clone())).await?;
-                    if !seeded.persisted.is_empty()
-                        && let Some(session) = &session
-                    {
-                        let mut turn = Turn::completed_at(
-                            inner.seams.new_id("turn"),
-                            seeded.persisted.clone(),
-                            inner.seams.now(),
-                        );
-                        turn.origin = Some(TurnOrigin::SessionStart);
-                        super::durability::write_record(&**session, &mut revision, &turn).await?;
-                    }
-                    history.extend(seeded.persisted);
-                    history.extend(seeded.transient);
+                    history =
+                        Box::pin(session_start(&agent, &info, session.as_deref(), &mut revision)).await?;
                 }
                 history
             }
@@ -194,4 +185,27 @@ impl Run {
             agent,
         }))
     }
+}
+
+/// SessionStart hooks of a turn with no history: the messages they seed, the persisted ones
+/// first (and saved as a turn of their own when there is a session).
+async fn session_start(
+    agent: &Agent,
+    info: &RunInfo,
+    session: Option<&dyn Session>,
+    revision: &mut u64,
+) -> Result<Vec<Message>, AgentError> {
+    let inner = &agent.inner;
+    let seeded = hooks::session_start(&inner.hooks, SessionStartContext::new(info.clone())).await?;
+    if !seeded.persisted.is_empty()
+        && let Some(session) = session
+    {
+        let mut turn =
+            Turn::completed_at(inner.seams.new_id("turn"), seeded.persisted.clone(), inner.seams.now());
+        turn.origin = Some(TurnOrigin::SessionStart);
+        super::durability::write_record(session, revision, &turn).await?;
+    }
+    let mut history = seeded.persisted;
+    history.extend(seeded.transient);
+    Ok(history)
 }

@@ -281,3 +281,70 @@ async fn in_a_turn_the_model_reads_the_layer_errors_and_the_breaker_outlives_the
     let text = serde_json::to_string(&last.messages.last().unwrap()).unwrap();
     assert!(text.contains("circuit open"), "the model was sent the refusal: {text}");
 }
+
+/// A tool that keeps the input it was given, as given: the shared value, not a copy.
+struct Keeper {
+    schema: Value,
+    seen: std::sync::Mutex<Vec<dive_core::Input>>,
+}
+
+impl Tool for Keeper {
+    fn name(&self) -> &str {
+        "keep"
+    }
+    fn description(&self) -> &str {
+        "Keeps its input."
+    }
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+    fn annotations(&self) -> &ToolAnnotations {
+        static IDEMPOTENT: std::sync::LazyLock<ToolAnnotations> =
+            std::sync::LazyLock::new(|| ToolAnnotations::default().with_idempotent(true));
+        &IDEMPOTENT
+    }
+    fn call(
+        &self,
+        input: Value,
+        ctx: ToolContext,
+    ) -> dive_core::BoxFuture<'_, Result<ToolResult, ToolError>> {
+        self.call_shared(input.into(), ctx)
+    }
+    fn call_shared(
+        &self,
+        input: dive_core::Input,
+        _ctx: ToolContext,
+    ) -> dive_core::BoxFuture<'_, Result<ToolResult, ToolError>> {
+        self.seen.lock().unwrap().push(input);
+        Box::pin(async { Ok(ToolResult::text("kept")) })
+    }
+}
+
+#[tokio::test]
+async fn a_tool_gets_the_calls_own_input_through_every_layer_without_a_copy() {
+    let keeper = Arc::new(Keeper { schema: dive_core::empty_object_schema(), seen: Default::default() });
+    let layered = Arc::clone(&keeper)
+        .layer(Timeout::new(Duration::from_secs(30)))
+        .layer(CircuitBreaker::new(3, Duration::from_secs(20)))
+        .layer(RateLimit::new(100, Duration::from_secs(1)))
+        .layer(Retry::idempotent(3));
+    let model = ScriptedModel::new([
+        calls(&[("c1", "keep", json!({"path": "a.txt", "lines": [1, 2]}))]),
+        ModelResponse::text("done"),
+    ]);
+    let agent = agent_with(&model).tool(layered).build().unwrap();
+    let response = agent.run("go").await.unwrap();
+    assert_eq!(last_results(&response.output_messages)[0].1, "kept");
+    let call = response
+        .items
+        .iter()
+        .find_map(|item| match item {
+            dive_core::ResponseItem::ToolCall { call, .. } => Some(call.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let seen = keeper.seen.lock().unwrap();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0], json!({"path": "a.txt", "lines": [1, 2]}));
+    assert!(seen[0].ptr_eq(&call.input), "the tool was handed a copy of the call's input");
+}

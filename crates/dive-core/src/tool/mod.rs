@@ -33,6 +33,7 @@ pub use schema::{empty_object_schema, schema_for};
 pub use typed::{IntoTool, TypedTool, TypedToolAdapter, decode_input};
 
 use crate::future::BoxFuture;
+use crate::message::Input;
 use crate::run::RunInfo;
 
 static EMPTY_ANNOTATIONS: ToolAnnotations = ToolAnnotations::EMPTY;
@@ -85,6 +86,37 @@ pub trait Tool: Send + Sync {
     /// Runs the tool. Return `Err` for failures; input the model got wrong is better
     /// returned as `Ok(ToolResult::error(..))` with a hint to fix it.
     fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>>;
+
+    /// Runs the tool on a call's [`Input`] as the call holds it, shared rather than copied.
+    /// This is what the agent calls. The default gives [`call`](Self::call) its own copy;
+    /// override it when the tool reads its input in place, as [`TypedToolAdapter`] does
+    /// (it decodes the shared value, so no copy of the input is made or dropped).
+    ///
+    /// ```
+    /// use dive_core::{Input, IntoTool, Tool, ToolContext, ToolError, ToolResult, TypedTool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Name { name: String }
+    /// struct Greet;
+    /// impl TypedTool for Greet {
+    ///     type Input = Name;
+    ///     fn name(&self) -> &str { "greet" }
+    ///     fn description(&self) -> &str { "Greets someone." }
+    ///     async fn call(&self, input: Name, _ctx: ToolContext) -> Result<ToolResult, ToolError> {
+    ///         Ok(ToolResult::text(format!("Hello, {}!", input.name)))
+    ///     }
+    /// }
+    /// # futures::executor::block_on(async {
+    /// let input = Input::from(serde_json::json!({"name": "Ada"}));
+    /// let result = Greet.into_tool().call_shared(input.clone(), ToolContext::detached("greet")).await;
+    /// let Ok(ToolResult::Output(output)) = result else { panic!("no output") };
+    /// assert_eq!(output.text_content(), "Hello, Ada!");
+    /// assert_eq!(input["name"], "Ada"); // still the caller's, unchanged
+    /// # });
+    /// ```
+    fn call_shared(&self, input: Input, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+        self.call(input.into_value(), ctx)
+    }
 }
 
 /// A tool shared through an `Arc` is a tool itself (so builders take `impl Tool`, and an
@@ -110,6 +142,9 @@ impl<T: Tool + ?Sized> Tool for Arc<T> {
     }
     fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
         (**self).call(input, ctx)
+    }
+    fn call_shared(&self, input: Input, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+        (**self).call_shared(input, ctx)
     }
 }
 

@@ -15,6 +15,7 @@ use super::error::ToolError;
 use super::result::{ToolPreview, ToolResult};
 use super::schema::schema_for;
 use crate::future::BoxFuture;
+use crate::message::Input;
 
 /// A tool whose input is a Rust type. Wrap it with [`TypedToolAdapter::new`] (or
 /// [`IntoTool::into_tool`]) to get an `Arc<dyn Tool>`.
@@ -107,9 +108,18 @@ impl<T: TypedTool> TypedToolAdapter<T> {
 /// # Errors
 /// The serde error, phrased for the model.
 pub fn decode_input<T: DeserializeOwned>(tool: &str, input: Value) -> Result<T, String> {
-    let input = if input.is_null() { Value::Object(serde_json::Map::new()) } else { input };
-    serde_json::from_value(input)
-        .map_err(|e| format!("Invalid input for tool {tool}: {e}. Fix the input and call the tool again."))
+    decode_shared(tool, &input)
+}
+
+/// [`decode_input`] reading the value where it lies: the typed tool's strings are copied out
+/// of it, and no copy of the value itself is made.
+fn decode_shared<T: DeserializeOwned>(tool: &str, input: &Value) -> Result<T, String> {
+    let decoded = if input.is_null() {
+        T::deserialize(&Value::Object(serde_json::Map::new()))
+    } else {
+        T::deserialize(input)
+    };
+    decoded.map_err(|e| format!("Invalid input for tool {tool}: {e}. Fix the input and call the tool again."))
 }
 
 impl<T: TypedTool> Tool for TypedToolAdapter<T> {
@@ -131,17 +141,18 @@ impl<T: TypedTool> Tool for TypedToolAdapter<T> {
 
     fn preview(&self, input: &Value) -> Option<ToolPreview> {
         // Read from the borrowed input: no copy is made for a tool without a preview.
-        let decoded = if input.is_null() {
-            <T::Input as serde::Deserialize>::deserialize(&Value::Object(serde_json::Map::new()))
-        } else {
-            <T::Input as serde::Deserialize>::deserialize(input)
-        };
-        self.tool.preview(&decoded.ok()?)
+        self.tool.preview(&decode_shared::<T::Input>(self.tool.name(), input).ok()?)
     }
 
     fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+        self.call_shared(Input::from(input), ctx)
+    }
+
+    fn call_shared(&self, input: Input, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
         Box::pin(async move {
-            match decode_input::<T::Input>(self.tool.name(), input) {
+            let decoded = decode_shared::<T::Input>(self.tool.name(), &input);
+            drop(input);
+            match decoded {
                 Ok(decoded) => self.tool.call(decoded, ctx).await,
                 Err(message) => Ok(ToolResult::error(message)),
             }

@@ -52,6 +52,32 @@ fn typed_tool_decodes_or_returns_an_error_result() {
 }
 
 #[test]
+fn a_typed_tool_reads_a_shared_input_in_place_and_answers_as_call_does() {
+    let tool = Double.into_tool();
+    let input = dive_core::Input::from(json!({"n": 4}));
+    let ok = block_on(tool.call_shared(input.clone(), ToolContext::detached("double"))).unwrap();
+    assert_eq!(output(ok).text_content(), "8");
+    assert_eq!(input, json!({"n": 4}), "the caller's input is untouched");
+    for bad in [json!({"n": "x"}), json!({}), json!({"n": -1}), json!("n")] {
+        let shared =
+            output(block_on(tool.call_shared(bad.clone().into(), ToolContext::detached("double"))).unwrap());
+        let owned = output(block_on(tool.call(bad.clone(), ToolContext::detached("double"))).unwrap());
+        assert!(shared.is_error, "{bad}");
+        assert_eq!(shared.text_content(), owned.text_content(), "{bad}");
+    }
+    let missing =
+        output(block_on(tool.call_shared(json!({}).into(), ToolContext::detached("double"))).unwrap());
+    assert_eq!(
+        missing.text_content(),
+        "Invalid input for tool double: missing field `n`. Fix the input and call the tool again."
+    );
+    // No input at all is an empty object: the same missing field, not a type error.
+    let null =
+        output(block_on(tool.call_shared(json!(null).into(), ToolContext::detached("double"))).unwrap());
+    assert_eq!(null.text_content(), missing.text_content());
+}
+
+#[test]
 fn function_tools_and_typed_tools_share_a_vec() {
     let f = FunctionTool::new("fail", "Always fails.", |_: Input, _ctx| async move {
         Err::<String, _>(ToolError::new("nope").fatal())
