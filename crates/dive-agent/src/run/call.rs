@@ -191,12 +191,14 @@ impl Run {
         };
         let preview = tool.preview(&call.input);
         self.announce(call, preview.clone());
-        let mut call = call.clone();
+        let original = call;
+        let mut call = original.clone();
         // Boxed when it runs: a call without PreToolUse hooks has no room for them.
         let PreToolUse { denial, context } = if self.agent.inner.hooks.pre_tool_use.is_empty() {
             PreToolUse::default()
         } else {
-            Box::pin(self.pre_tool_use(&mut call, &tool, preview.as_ref(), iteration, reminders)).await?
+            Box::pin(self.pre_tool_use(original, &mut call, &tool, preview.as_ref(), iteration, reminders))
+                .await?
         };
         let answered =
             |output: ToolOutput, kind: ToolCallErrorKind, message: String, context: Vec<String>| {
@@ -232,17 +234,18 @@ impl Run {
         }))
     }
 
-    /// PreToolUse hooks of one call, in order: the first denial wins, an updated input
-    /// replaces `call`'s, context and reminders add up. `Err` is a hook abort.
+    /// PreToolUse hooks of one call, in order: each sees the `original` call; the first denial
+    /// wins, an updated input replaces `call`'s, context and reminders add up. `Err` is a hook
+    /// abort.
     async fn pre_tool_use(
         &self,
+        original: &ToolUse,
         call: &mut ToolUse,
         tool: &Arc<dyn Tool>,
         preview: Option<&ToolPreview>,
         iteration: u32,
         reminders: &mut BatchReminders,
     ) -> Result<PreToolUse, HookError> {
-        let original = call.clone();
         let mut verdict = PreToolUse::default();
         for hook in &self.agent.inner.hooks.pre_tool_use {
             let ctx = ToolUseContext::new(

@@ -114,12 +114,17 @@ pub fn decode_input<T: DeserializeOwned>(tool: &str, input: Value) -> Result<T, 
 /// [`decode_input`] reading the value where it lies: the typed tool's strings are copied out
 /// of it, and no copy of the value itself is made.
 fn decode_shared<T: DeserializeOwned>(tool: &str, input: &Value) -> Result<T, String> {
-    let decoded = if input.is_null() {
+    read_shared(input)
+        .map_err(|e| format!("Invalid input for tool {tool}: {e}. Fix the input and call the tool again."))
+}
+
+/// The input read where it lies, `null` as `{}`.
+fn read_shared<T: DeserializeOwned>(input: &Value) -> serde_json::Result<T> {
+    if input.is_null() {
         T::deserialize(&Value::Object(serde_json::Map::new()))
     } else {
         T::deserialize(input)
-    };
-    decoded.map_err(|e| format!("Invalid input for tool {tool}: {e}. Fix the input and call the tool again."))
+    }
 }
 
 impl<T: TypedTool> Tool for TypedToolAdapter<T> {
@@ -141,7 +146,7 @@ impl<T: TypedTool> Tool for TypedToolAdapter<T> {
 
     fn preview(&self, input: &Value) -> Option<ToolPreview> {
         // Read from the borrowed input: no copy is made for a tool without a preview.
-        self.tool.preview(&decode_shared::<T::Input>(self.tool.name(), input).ok()?)
+        self.tool.preview(&read_shared::<T::Input>(input).ok()?)
     }
 
     fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
