@@ -29,7 +29,8 @@ struct Batch {
     slots: Vec<Slot>,
     suspended: Vec<(usize, SuspendRequest)>,
     reminders: BatchReminders,
-    stop: Option<Exit>,
+    /// Why the batch stopped early (boxed: rare, and the batch lives across every call).
+    stop: Option<Box<Exit>>,
 }
 
 /// What a batch tracks of one call besides its result.
@@ -118,7 +119,7 @@ impl Batch {
 
     fn stop_with(&mut self, exit: Exit) {
         if self.stop.is_none() {
-            self.stop = Some(exit);
+            self.stop = Some(Box::new(exit));
         }
     }
 }
@@ -212,30 +213,39 @@ impl Run {
                 return;
             }
             let started = Instant::now();
-            let mut stop = self.hard_stop();
-            let executed = tokio::select! {
-                biased;
-                why = stop.wait() => Err(why),
-                e = execute(execution, &self.turn_id, &self.agent.inner.seams) => Ok(e),
-            };
-            self.put_back(stop);
-            let executed = match executed {
-                Ok(e) => e,
-                Err(why) => {
-                    batch.slots[i].state = ToolCallState::Unknown;
-                    batch.stop_with(Exit::interrupted(why));
-                    end_span(meta);
-                    return;
+            // Scoped: what the race holds ends with it, so it takes no room in this future
+            // across the awaits after it. The tool's future takes the execution at once.
+            let executed = {
+                let mut stop = self.hard_stop();
+                let running = execute(execution, &self.turn_id, &self.agent.inner.seams);
+                let raced = tokio::select! {
+                    biased;
+                    why = stop.wait() => Err(why),
+                    e = running => Ok(e),
+                };
+                self.put_back(stop);
+                match raced {
+                    Ok(e) => e,
+                    Err(why) => {
+                        batch.slots[i].state = ToolCallState::Unknown;
+                        batch.stop_with(Exit::interrupted(why));
+                        end_span(meta);
+                        return;
+                    }
                 }
             };
-            let completed = match self.complete_call(meta, executed, started) {
-                CallOutcome::Done(completed) => completed,
-                CallOutcome::Hooks(waiting) => {
-                    Box::pin(self.finish_call(waiting, &mut batch.reminders)).await
-                }
+            // Recorded in a scope of its own, so the call's result is not kept in this future
+            // across the await after it.
+            let (stop, failed) = {
+                let completed = match self.complete_call(meta, executed, started) {
+                    CallOutcome::Done(completed) => completed,
+                    CallOutcome::Hooks(waiting) => {
+                        Box::pin(self.finish_call(waiting, &mut batch.reminders)).await
+                    }
+                };
+                let failed = completed.result.is_error() || completed.result.error.is_some();
+                (batch.record(i, completed), failed)
             };
-            let failed = completed.result.is_error() || completed.result.error.is_some();
-            let stop = batch.record(i, completed);
             self.checkpoint_and_emit(batch, i).await;
             if stop || batch.stop.is_some() {
                 return;
@@ -429,7 +439,7 @@ impl Run {
         results.extend(batch.results.into_iter().flatten());
         let message = tool_results_message(&results, std::mem::take(&mut batch.reminders.recorded));
         self.push_output(message);
-        batch.stop
+        batch.stop.map(|exit| *exit)
     }
 }
 

@@ -114,49 +114,63 @@ impl BatchReminders {
 }
 
 /// Runs the tool, catching panics. Background work goes to the agent's spawner.
-pub(super) async fn execute(execution: Execution, turn_id: &str, seams: &crate::seams::Seams) -> Executed {
-    let Execution { tool, input, ctx } = execution;
-    let call_id = Arc::clone(&ctx.call_id);
-    let outcome = AssertUnwindSafe(tool.call_shared(input, ctx)).catch_unwind().await;
-    match outcome {
-        Ok(Ok(ToolResult::Output(output))) => Executed::Output(output),
-        Ok(Ok(ToolResult::Suspend(request))) => Executed::Suspend(request),
-        Ok(Ok(ToolResult::Background(task))) => {
-            let task_id = seams.new_id("task");
-            let (handle, completer) =
-                BackgroundTaskHandle::new(task_id.clone(), &*call_id, tool.name(), task.description.clone());
-            let handle = handle.with_turn_id(turn_id);
-            let name = tool.name().to_owned();
-            seams.spawner.spawn(Box::pin(async move {
-                let output = AssertUnwindSafe(task.future).catch_unwind().await.unwrap_or_else(|panic| {
-                    ToolOutput::error(format!("Tool {name} panicked: {}", panic_text(&*panic)))
-                });
-                completer.complete(output);
-            }));
-            let text = format!(
-                "Started background task {task_id}: {}. Its result will be delivered in a later message.",
-                task.description
-            );
-            Executed::Background(ToolOutput::text(text), handle)
-        }
-        Ok(Ok(_)) => Executed::Failed(
-            ToolOutput::error("The tool returned a result this version does not understand."),
-            ToolCallError::new(ToolCallErrorKind::Failed, "unsupported tool result"),
-        ),
-        Ok(Err(error)) if error.is_fatal() => {
-            Executed::Fatal(ToolOutput::error(format!("Tool execution error: {error}")), error)
-        }
-        Ok(Err(error)) => Executed::Failed(
-            ToolOutput::error(format!("Tool execution error: {error}")),
-            ToolCallError::new(ToolCallErrorKind::Failed, error.to_string()),
-        ),
-        Err(panic) => {
-            let text = panic_text(&*panic);
-            tracing::error!(tool = tool.name(), panic = %text, "tool panicked");
-            Executed::Failed(
-                ToolOutput::error(format!("Tool {} panicked: {text}", tool.name())),
-                ToolCallError::new(ToolCallErrorKind::Panicked, text),
-            )
+///
+/// A plain function returning a block: an `async fn` would hold its arguments twice (as
+/// passed and as moved into its body), the block holds the execution once.
+#[expect(clippy::manual_async_fn, reason = "an async fn would hold the execution twice")]
+pub(super) fn execute<'a>(
+    execution: Execution,
+    turn_id: &'a str,
+    seams: &'a crate::seams::Seams,
+) -> impl Future<Output = Executed> + Send + 'a {
+    async move {
+        let call_id = Arc::clone(&execution.ctx.call_id);
+        let tool = &execution.tool;
+        let outcome = AssertUnwindSafe(tool.call_shared(execution.input, execution.ctx)).catch_unwind().await;
+        match outcome {
+            Ok(Ok(ToolResult::Output(output))) => Executed::Output(output),
+            Ok(Ok(ToolResult::Suspend(request))) => Executed::Suspend(request),
+            Ok(Ok(ToolResult::Background(task))) => {
+                let task_id = seams.new_id("task");
+                let (handle, completer) = BackgroundTaskHandle::new(
+                    task_id.clone(),
+                    &*call_id,
+                    tool.name(),
+                    task.description.clone(),
+                );
+                let handle = handle.with_turn_id(turn_id);
+                let name = tool.name().to_owned();
+                seams.spawner.spawn(Box::pin(async move {
+                    let output = AssertUnwindSafe(task.future).catch_unwind().await.unwrap_or_else(|panic| {
+                        ToolOutput::error(format!("Tool {name} panicked: {}", panic_text(&*panic)))
+                    });
+                    completer.complete(output);
+                }));
+                let text = format!(
+                    "Started background task {task_id}: {}. Its result will be delivered in a later message.",
+                    task.description
+                );
+                Executed::Background(ToolOutput::text(text), handle)
+            }
+            Ok(Ok(_)) => Executed::Failed(
+                ToolOutput::error("The tool returned a result this version does not understand."),
+                ToolCallError::new(ToolCallErrorKind::Failed, "unsupported tool result"),
+            ),
+            Ok(Err(error)) if error.is_fatal() => {
+                Executed::Fatal(ToolOutput::error(format!("Tool execution error: {error}")), error)
+            }
+            Ok(Err(error)) => Executed::Failed(
+                ToolOutput::error(format!("Tool execution error: {error}")),
+                ToolCallError::new(ToolCallErrorKind::Failed, error.to_string()),
+            ),
+            Err(panic) => {
+                let text = panic_text(&*panic);
+                tracing::error!(tool = tool.name(), panic = %text, "tool panicked");
+                Executed::Failed(
+                    ToolOutput::error(format!("Tool {} panicked: {text}", tool.name())),
+                    ToolCallError::new(ToolCallErrorKind::Panicked, text),
+                )
+            }
         }
     }
 }

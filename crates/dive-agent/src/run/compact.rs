@@ -54,8 +54,24 @@ impl Run {
         (tokens > 0).then(|| ContextSize::new(tokens, self.working.len()))
     }
 
-    /// [`call_model`](Self::call_model) with the agent's compaction around it.
+    /// [`call_model`](Self::call_model) with the agent's compaction around it. Without a
+    /// compaction policy this is the call itself; with one, the policy's work runs in a
+    /// future boxed when it runs, so a turn's future has no room for it.
     pub(super) async fn call_model_compacting(
+        &mut self,
+        tools: &ResolvedTools,
+        iteration: u32,
+        last_call: bool,
+    ) -> Result<ModelResponse, Exit> {
+        if self.agent.inner.compaction.is_none() {
+            return self.call_model(tools, iteration, last_call).await;
+        }
+        Box::pin(self.call_model_under(tools, iteration, last_call)).await
+    }
+
+    /// A model call under a compaction policy: compacted first when the estimated context
+    /// passes the policy's threshold, and once more (then called again) on an overflow.
+    async fn call_model_under(
         &mut self,
         tools: &ResolvedTools,
         iteration: u32,

@@ -24,12 +24,8 @@ impl Run {
         } else {
             Box::pin(self.end_of_turn_hooks(exit)).await
         };
-        let (reason, detail, failure, hook, suspension) = match exit {
-            Exit::Completed => (OutcomeReason::Completed, None, None, None, None),
-            Exit::Suspended(state) => (OutcomeReason::Suspended, None, None, None, Some(state)),
-            Exit::Stopped { reason, detail } => (reason, detail, None, None, None),
-            Exit::Failed { reason, cause, hook } => (reason, None, Some(cause), hook, None),
-        };
+        // Taken apart by a call, so this future keeps no room for the exit after it.
+        let (reason, detail, failure, hook, suspension) = exit.into_parts();
         // The run ends here: its call records and input move into the outcome and the turn.
         let mut outcome = TurnOutcome::new(reason.clone(), std::mem::take(&mut self.tool_records));
         if let Some(detail) = detail.or_else(|| failure.as_ref().map(ToString::to_string)) {

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dive_core::{
-    ChatStart, LlmError, LlmErrorKind, ModelCallRecord, ModelRequest, ModelResponse, OutcomeReason, Reminder,
-    ResponseItem, Tool, ToolChoice, ToolDeclaration, ToolDefinition,
+    BoxFuture, ChatSpan, ChatStart, EventStream, Llm, LlmError, LlmErrorKind, ModelCallRecord, ModelRequest,
+    ModelResponse, OutcomeReason, Reminder, ResponseItem, Tool, ToolChoice, ToolDeclaration, ToolDefinition,
 };
 use futures_util::StreamExt;
 
@@ -66,8 +66,9 @@ impl ToolIndex {
 #[derive(Default)]
 pub(crate) struct ResolvedTools {
     base: Arc<ToolIndex>,
-    /// Toolset tools, indexed when a toolset has any (a call without them builds no index).
-    extra: Option<ToolIndex>,
+    /// Toolset tools, indexed when a toolset has any (a call without them builds no index;
+    /// boxed, so the loop's future holds a pointer for them).
+    extra: Option<Box<ToolIndex>>,
     /// The provider-defined toolsets of this call, sent in place of their members.
     declared: Vec<Arc<ToolDeclaration>>,
     /// The names of those toolsets' member tools.
@@ -89,7 +90,7 @@ impl ResolvedTools {
             tracing::warn!(tool = tool.name(), "a toolset tool shadows a static tool name; ignored");
             return;
         }
-        self.extra.get_or_insert_with(ToolIndex::default).insert(tool, declared_to_model);
+        self.extra.get_or_insert_with(Box::default).insert(tool, declared_to_model);
     }
 
     /// A tool declarer's tools: its declared members are routed by name but left out of the
@@ -136,6 +137,13 @@ impl ResolvedTools {
             && self.extra.as_ref().is_none_or(|extra| extra.definitions().next().is_none())
             && self.declared.is_empty()
     }
+}
+
+/// A call handed to its provider and not yet awaited.
+enum PendingCall<'m> {
+    Generate(BoxFuture<'m, Result<ModelResponse, LlmError>>),
+    /// A stream being opened.
+    Stream(BoxFuture<'m, Result<EventStream, LlmError>>),
 }
 
 enum Failure {
@@ -203,36 +211,33 @@ impl Run {
 
     /// Calls the model once. On failure the kept part of a streamed response is recorded and
     /// the exit says why.
+    ///
+    /// The request goes into the provider's own future before the first await, and the call's
+    /// record is made after the last: this future, alive for the whole call, holds neither.
     pub(super) async fn call_model(
         &mut self,
         tools: &ResolvedTools,
         iteration: u32,
         last_call: bool,
     ) -> Result<ModelResponse, Exit> {
-        let (mut request, appended) = self.build_request(tools, last_call);
         let model = Arc::clone(&self.model);
         let streaming = self.agent.inner.settings.streams(model.supports_streaming());
-        // The model asked for is always named, so tracers and records see it from the start.
-        let requested = request.model.get_or_insert_with(|| model.model().to_owned()).clone();
-        let mut record = ModelCallRecord::new(iteration, model.provider(), requested);
-        record.streamed = streaming;
-        let chat = ChatStart::new(model.provider(), &request)
-            .with_endpoint(model.endpoint())
-            .with_streaming(streaming);
-        let mut span = self.agent.inner.tracer.start_chat(&self.info, &chat);
+        let (pending, appended, requested, mut span) = self.start_call(&*model, tools, last_call, streaming);
         let started = Instant::now();
         let mut first_event: Option<Duration> = None;
         let mut stop = self.hard_stop();
         let result = tokio::select! {
             biased;
             why = stop.wait() => Err(Failure::Interrupted(why)),
-            r = self.request_model(request, streaming, iteration, started, &mut first_event) => r,
+            r = self.await_model(pending, iteration, started, &mut first_event) => r,
         };
         self.put_back(stop);
         // The call is over (finished, failed or cancelled) and its request dropped with it:
         // take this call's reminders back out of the history, in place unless the provider
         // kept the request.
         appended.undo(&mut self.working);
+        let mut record = ModelCallRecord::new(iteration, model.provider(), requested);
+        record.streamed = streaming;
         record.latency_ms = millis(started.elapsed());
         record.time_to_first_event_ms = first_event.map(millis);
         if let Some(ttfe) = first_event {
@@ -261,6 +266,29 @@ impl Run {
         }
     }
 
+    /// Starts a call: builds its request, names the model asked for (so tracers and records
+    /// see it from the start), opens the chat span, and hands the request to `model`.
+    fn start_call<'m>(
+        &mut self,
+        model: &'m dyn Llm,
+        tools: &ResolvedTools,
+        last_call: bool,
+        streaming: bool,
+    ) -> (PendingCall<'m>, Appended, String, Box<dyn ChatSpan>) {
+        let (mut request, appended) = self.build_request(tools, last_call);
+        let requested = request.model.get_or_insert_with(|| model.model().to_owned()).clone();
+        let chat = ChatStart::new(model.provider(), &request)
+            .with_endpoint(model.endpoint())
+            .with_streaming(streaming);
+        let span = self.agent.inner.tracer.start_chat(&self.info, &chat);
+        let pending = if streaming {
+            PendingCall::Stream(model.stream(request))
+        } else {
+            PendingCall::Generate(model.generate(request))
+        };
+        (pending, appended, requested, span)
+    }
+
     /// A failed call: what can be kept of its stream is recorded, and so is the call.
     #[cold]
     #[inline(never)]
@@ -268,7 +296,7 @@ impl Run {
         &mut self,
         failure: Failure,
         mut record: ModelCallRecord,
-        mut span: Box<dyn dive_core::ChatSpan>,
+        mut span: Box<dyn ChatSpan>,
     ) -> Exit {
         let stream_started = self.keep_partial();
         let exit = match failure {
@@ -293,26 +321,29 @@ impl Run {
         exit
     }
 
-    async fn request_model(
+    /// Awaits the provider: its response, or its stream read to the end (each event sent on
+    /// to observers and the event callback as it arrives).
+    async fn await_model(
         &mut self,
-        request: ModelRequest,
-        streaming: bool,
+        pending: PendingCall<'_>,
         iteration: u32,
         started: Instant,
         first_event: &mut Option<Duration>,
     ) -> Result<ModelResponse, Failure> {
-        let model = Arc::clone(&self.model);
-        if !streaming {
-            let response = model.generate(request).await?;
-            self.observe_thinking(iteration, &response);
-            return Ok(response);
-        }
+        let opening = match pending {
+            PendingCall::Generate(call) => {
+                let response = call.await?;
+                self.observe_thinking(iteration, &response);
+                return Ok(response);
+            }
+            PendingCall::Stream(opening) => opening,
+        };
         let wants_events = self.emitter.wants_events();
         // Only with an observer: thinking blocks reported as each one completes.
         let mut thinking = (!self.agent.inner.hooks.observers.is_empty()).then(ThinkingWatch::default);
         // Held by the run, not this future: a hard interrupt drops the future mid-stream and
         // `keep_partial` still reads what the stream produced.
-        let events = self.stream.insert(Box::new(model.stream(request).await?));
+        let events = self.stream.insert(Box::new(opening.await?));
         while let Some(event) = events.next().await {
             // The stream checks itself: an inconsistent event or an end without the final
             // event arrives here as an error.

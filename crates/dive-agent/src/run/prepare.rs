@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use dive_core::{
-    Message, Reminder, ResponseItem, RunInfo, Session, SessionStartContext, Turn, TurnOrigin, Usage,
+    ContextSize, Message, Reminder, ResponseItem, RunInfo, Session, SessionSnapshot, SessionStartContext,
+    Turn, TurnOrigin, Usage,
 };
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
@@ -13,7 +14,7 @@ use super::durability::ClaimGuard;
 use super::plan::{self, OpenTurn, Plan};
 use super::resume::ResumeWork;
 use super::{Interrupts, Run, hooks, session_cache_key};
-use crate::agent::Agent;
+use crate::agent::{Agent, AgentInner};
 use crate::emit::Emitter;
 use crate::error::{AgentError, Rejection};
 use crate::input::RunInput;
@@ -61,54 +62,33 @@ impl Run {
             }
             None => None,
         };
-        let mut revision = snapshot.as_ref().map_or(0, |s| s.revision);
         let cancel_suspended = matches!(options.input, RunInput::CancelSuspended { .. });
         let continuing = matches!(options.input, RunInput::Continue { .. });
         let run_input = std::mem::take(&mut options.input);
         let has_background = !options.background_results.is_empty();
-        let previous_context =
-            snapshot.as_ref().and_then(|s| s.latest_outcome.as_ref()).and_then(|o| o.context);
-        let plan = plan::decide(inner, run_input, has_background, session.as_deref(), snapshot)?;
-        let partial_resume = plan.is_partial_resume(cancel_suspended);
-
-        let mut turn_id = inner.seams.new_id("turn");
-        let mut input = Vec::new();
-        let mut prior: Option<OpenTurn> = None;
-        let mut resume = None;
-        let mut call_reminders = options.model_only_reminders.clone();
-        let mut history = match plan {
-            Plan::Fresh { mut history, input: fresh } => {
-                input = fresh;
-                if history.is_empty() && !inner.hooks.session_start.is_empty() {
-                    history =
-                        Box::pin(session_start(&agent, &info, session.as_deref(), &mut revision)).await?;
-                }
-                history
-            }
-            Plan::Resume { history, turn, state, accepted } => {
-                let mut turn = *turn;
-                turn_id.clone_from(&turn.id);
-                input = std::mem::take(&mut turn.input);
-                prior = Some(turn);
-                resume = Some(Box::new(ResumeWork { state, accepted }));
-                history
-            }
-            Plan::Continue { history, fold } => {
-                match fold {
-                    Some(mut open) => {
-                        turn_id.clone_from(&open.id);
-                        input = std::mem::take(&mut open.input);
-                        prior = Some(open);
-                    }
-                    None => {
-                        if let Ok(r) = Reminder::new(TURN_CONTINUE_REMINDER, CONTINUE_TEXT) {
-                            call_reminders.push(r);
-                        }
-                    }
-                }
-                history
-            }
-        };
+        // The snapshot and the plan are handed on whole and the plan taken apart by a call,
+        // so this future keeps no room for either across the SessionStart hooks' await.
+        let (mut revision, previous_context, plan) =
+            decide(inner, run_input, has_background, session.as_deref(), snapshot)?;
+        let opened = Opened::from_plan(
+            plan,
+            inner.seams.new_id("turn"),
+            options.model_only_reminders.clone(),
+            cancel_suspended,
+        );
+        let Opened {
+            turn_id,
+            mut input,
+            mut prior,
+            resume,
+            call_reminders,
+            mut history,
+            partial_resume,
+            fresh,
+        } = opened;
+        if fresh && history.is_empty() && !inner.hooks.session_start.is_empty() {
+            history = Box::pin(session_start(&agent, &info, session.as_deref(), &mut revision)).await?;
+        }
         if continuing {
             // Roles must alternate: after an assistant message, record the continuation.
             let last = prior.as_ref().and_then(|p| p.output.last()).or(history.last()).or(input.last());
@@ -184,6 +164,82 @@ impl Run {
             compaction,
             agent,
         }))
+    }
+}
+
+/// The loaded session's revision and last context size, and the plan.
+fn decide(
+    inner: &AgentInner,
+    input: RunInput,
+    has_background: bool,
+    session: Option<&dyn Session>,
+    snapshot: Option<SessionSnapshot>,
+) -> Result<(u64, Option<ContextSize>, Plan), AgentError> {
+    let revision = snapshot.as_ref().map_or(0, |s| s.revision);
+    let previous_context = snapshot.as_ref().and_then(|s| s.latest_outcome.as_ref()).and_then(|o| o.context);
+    let plan = plan::decide(inner, input, has_background, session, snapshot)?;
+    Ok((revision, previous_context, plan))
+}
+
+/// What a plan opens: the turn's id, input and earlier part, and the history before it.
+struct Opened {
+    turn_id: String,
+    input: Vec<Message>,
+    /// The open turn this invocation resumes or continues.
+    prior: Option<OpenTurn>,
+    resume: Option<Box<ResumeWork>>,
+    call_reminders: Vec<Reminder>,
+    history: Vec<Message>,
+    /// A resume that answers only some of the pending calls.
+    partial_resume: bool,
+    /// A fresh turn (not a resume or a continuation).
+    fresh: bool,
+}
+
+impl Opened {
+    /// Opens `plan`: a fresh turn under `turn_id`, or the open turn it resumes or continues.
+    fn from_plan(plan: Plan, turn_id: String, call_reminders: Vec<Reminder>, cancelling: bool) -> Self {
+        let partial_resume = plan.is_partial_resume(cancelling);
+        let mut opened = Self {
+            turn_id,
+            input: Vec::new(),
+            prior: None,
+            resume: None,
+            call_reminders,
+            history: Vec::new(),
+            partial_resume,
+            fresh: matches!(plan, Plan::Fresh { .. }),
+        };
+        opened.history = match plan {
+            Plan::Fresh { history, input } => {
+                opened.input = input;
+                history
+            }
+            Plan::Resume { history, turn, state, accepted } => {
+                let mut turn = *turn;
+                opened.turn_id.clone_from(&turn.id);
+                opened.input = std::mem::take(&mut turn.input);
+                opened.prior = Some(turn);
+                opened.resume = Some(Box::new(ResumeWork { state, accepted }));
+                history
+            }
+            Plan::Continue { history, fold } => {
+                match fold {
+                    Some(mut open) => {
+                        opened.turn_id.clone_from(&open.id);
+                        opened.input = std::mem::take(&mut open.input);
+                        opened.prior = Some(open);
+                    }
+                    None => {
+                        if let Ok(r) = Reminder::new(TURN_CONTINUE_REMINDER, CONTINUE_TEXT) {
+                            opened.call_reminders.push(r);
+                        }
+                    }
+                }
+                history
+            }
+        };
+        opened
     }
 }
 
