@@ -63,23 +63,21 @@ impl Run {
         iteration: u32,
         last_call: bool,
     ) -> Result<ModelResponse, Exit> {
-        if self.agent.inner.compaction.is_none() {
+        let Some(config) = self.agent.inner.compaction.clone() else {
             return self.call_model(tools, iteration, last_call).await;
-        }
-        Box::pin(self.call_model_under(tools, iteration, last_call)).await
+        };
+        Box::pin(self.call_model_under(config, tools, iteration, last_call)).await
     }
 
     /// A model call under a compaction policy: compacted first when the estimated context
     /// passes the policy's threshold, and once more (then called again) on an overflow.
     async fn call_model_under(
         &mut self,
+        config: CompactionPolicy,
         tools: &ResolvedTools,
         iteration: u32,
         last_call: bool,
     ) -> Result<ModelResponse, Exit> {
-        let Some(config) = self.agent.inner.compaction.clone() else {
-            return self.call_model(tools, iteration, last_call).await;
-        };
         if let Some(window) = config.context_window(&*self.model)
             && self.estimated_context() as f64 > config.threshold * window as f64
         {
