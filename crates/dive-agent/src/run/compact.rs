@@ -62,7 +62,7 @@ impl Run {
         tools: &ResolvedTools,
         iteration: u32,
         last_call: bool,
-    ) -> Result<ModelResponse, Exit> {
+    ) -> Result<Box<ModelResponse>, Exit> {
         let Some(config) = self.agent.inner.compaction.clone() else {
             return self.call_model(tools, iteration, last_call).await;
         };
@@ -77,7 +77,7 @@ impl Run {
         tools: &ResolvedTools,
         iteration: u32,
         last_call: bool,
-    ) -> Result<ModelResponse, Exit> {
+    ) -> Result<Box<ModelResponse>, Exit> {
         if let Some(window) = config.context_window(&*self.model)
             && self.estimated_context() as f64 > config.threshold * window as f64
         {

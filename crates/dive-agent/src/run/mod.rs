@@ -425,7 +425,7 @@ impl Run {
     }
 
     /// Records a model response and says what the loop does next.
-    fn settle(&mut self, response: ModelResponse, last_call: bool, pauses: &mut u32) -> Step {
+    fn settle(&mut self, response: Box<ModelResponse>, last_call: bool, pauses: &mut u32) -> Step {
         let has_calls = response.tool_uses().next().is_some();
         let kind = effective_stop_kind(&response, has_calls);
         match kind {
@@ -437,11 +437,11 @@ impl Run {
                 if self.agent.inner.hooks.stop.is_empty() {
                     return Step::Exit(Exit::Completed);
                 }
-                Step::Stop(Box::new(response))
+                Step::Stop(response)
             }
             StopKind::Finished | StopKind::ToolUse => {
                 // The batch reads its calls from the recorded message's shared blocks.
-                let calls = Calls::of(self.record_response_owned(response));
+                let calls = Calls::of(self.record_response_owned(*response));
                 if last_call {
                     self.answer_not_run(calls);
                     return Step::Exit(Exit::stopped(OutcomeReason::IterationLimit));

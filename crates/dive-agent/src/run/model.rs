@@ -219,7 +219,7 @@ impl Run {
         tools: &ResolvedTools,
         iteration: u32,
         last_call: bool,
-    ) -> Result<ModelResponse, Exit> {
+    ) -> Result<Box<ModelResponse>, Exit> {
         let model = Arc::clone(&self.model);
         let streaming = self.agent.inner.settings.streams(model.supports_streaming());
         let (pending, appended, requested, mut span) = self.start_call(&*model, tools, last_call, streaming);
@@ -329,10 +329,10 @@ impl Run {
         iteration: u32,
         started: Instant,
         first_event: &mut Option<Duration>,
-    ) -> Result<ModelResponse, Failure> {
+    ) -> Result<Box<ModelResponse>, Failure> {
         let opening = match pending {
             PendingCall::Generate(call) => {
-                let response = call.await?;
+                let response = Box::new(call.await?);
                 self.observe_thinking(iteration, &response);
                 return Ok(response);
             }
@@ -361,7 +361,7 @@ impl Run {
         let events = self.stream.take().ok_or_else(|| {
             LlmError::new(LlmErrorKind::StreamInterrupted, "the model stream was lost while it was read")
         })?;
-        Ok(events.into_response())
+        Ok(Box::new(events.into_response()))
     }
 
     /// Records what can be kept of an interrupted stream (its finished blocks, and
