@@ -22,6 +22,9 @@ pub enum Command {
     Mock(MockArgs),
     /// Run one client's turns against a mock and print one JSON report.
     Client(ClientArgs),
+    /// Run each client's turns under callgrind and print the code a turn runs, by crate
+    /// (needs valgrind).
+    Footprint(FootprintArgs),
 }
 
 /// Options of `run`.
@@ -107,4 +110,30 @@ pub struct ClientArgs {
     /// exit at the end of the input.
     #[arg(long)]
     pub commands: bool,
+}
+
+/// Options of `footprint`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct FootprintArgs {
+    /// Which API.
+    #[arg(long, value_enum, default_value = "chat")]
+    pub provider: Provider,
+    /// Clients to run (default: raw and dive).
+    #[arg(long, value_enum)]
+    pub client: Vec<ClientKind>,
+    /// Stream the model calls (SSE).
+    #[arg(long)]
+    pub stream: bool,
+    /// Turns in flight at once.
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// Turns after the warm-up (a line counts when it ran once a turn over all the turns).
+    #[arg(long, default_value_t = 400)]
+    pub turns: usize,
+    /// Warm-up turns.
+    #[arg(long, default_value_t = 200)]
+    pub warmup: usize,
+    /// How many of each client's largest functions to list.
+    #[arg(long, default_value_t = 15)]
+    pub top: usize,
 }

@@ -20,6 +20,7 @@ pub mod args;
 pub mod client;
 pub mod cpus;
 pub mod error;
+pub mod footprint;
 pub mod measure;
 pub mod mock;
 pub mod orchestrate;

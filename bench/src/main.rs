@@ -1,5 +1,6 @@
 //! The `bench-clients` binary: `run` prints the client-overhead table; `mock` and `client`
-//! are the child processes `run` starts (see the crate's README).
+//! are the child processes `run` starts; `footprint` prints the code a turn runs (see the
+//! crate's README).
 
 mod alloc;
 
@@ -8,9 +9,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-use bench_clients::args::{Args, ClientArgs, Command, MockArgs, RunArgs};
+use bench_clients::args::{Args, ClientArgs, Command, FootprintArgs, MockArgs, RunArgs};
 use bench_clients::client::Client;
-use bench_clients::{BenchError, cpus, measure, mock, orchestrate, report};
+use bench_clients::{BenchError, cpus, footprint, measure, mock, orchestrate, report};
 use clap::Parser;
 
 #[global_allocator]
@@ -22,6 +23,7 @@ fn main() -> ExitCode {
         Command::Run(run) => run_all(&run),
         Command::Mock(mock) => serve_mock(&mock),
         Command::Client(client) => run_client(&client),
+        Command::Footprint(args) => print_footprint(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -35,6 +37,12 @@ fn main() -> ExitCode {
 fn run_all(args: &RunArgs) -> Result<(), BenchError> {
     let (samples, placement) = orchestrate::run(args)?;
     println!("{}", report::tables(&samples, args.concurrency, placement.as_ref()));
+    Ok(())
+}
+
+fn print_footprint(args: &FootprintArgs) -> Result<(), BenchError> {
+    let footprints = footprint::measure(args)?;
+    println!("{}", footprint::render(&footprints, args));
     Ok(())
 }
 

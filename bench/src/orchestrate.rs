@@ -260,13 +260,13 @@ impl Drop for ClientProcess {
 }
 
 /// Checks the mock counted two requests for each of `turns` turns since `before`.
-fn check_count(mock: &MockProcess, before: u64, turns: usize) -> Result<(), BenchError> {
+pub(crate) fn check_count(mock: &MockProcess, before: u64, turns: usize) -> Result<(), BenchError> {
     let counted = mock.requests()? - before;
     let expected = 2 * turns as u64;
     if counted == expected { Ok(()) } else { Err(BenchError::RequestCount { expected, counted }) }
 }
 
-fn value(v: impl clap::ValueEnum) -> String {
+pub(crate) fn value(v: impl clap::ValueEnum) -> String {
     v.to_possible_value().map(|p| p.get_name().to_owned()).unwrap_or_default()
 }
 
