@@ -141,6 +141,7 @@ impl ResolvedTools {
 
 /// A call handed to its provider and not yet awaited.
 enum PendingCall<'m> {
+    /// A whole response being generated.
     Generate(BoxFuture<'m, Result<ModelResponse, LlmError>>),
     /// A stream being opened.
     Stream(BoxFuture<'m, Result<EventStream, LlmError>>),

@@ -70,12 +70,6 @@ impl Run {
         // so this future keeps no room for either across the SessionStart hooks' await.
         let (mut revision, previous_context, plan) =
             decide(inner, run_input, has_background, session.as_deref(), snapshot)?;
-        let opened = Opened::from_plan(
-            plan,
-            inner.seams.new_id("turn"),
-            options.model_only_reminders.clone(),
-            cancel_suspended,
-        );
         let Opened {
             turn_id,
             mut input,
@@ -85,7 +79,12 @@ impl Run {
             mut history,
             partial_resume,
             fresh,
-        } = opened;
+        } = Opened::from_plan(
+            plan,
+            inner.seams.new_id("turn"),
+            options.model_only_reminders.clone(),
+            cancel_suspended,
+        );
         if fresh && history.is_empty() && !inner.hooks.session_start.is_empty() {
             history = Box::pin(session_start(&agent, &info, session.as_deref(), &mut revision)).await?;
         }
