@@ -114,7 +114,7 @@ impl ToolCallResult {
     /// ```
     #[must_use]
     pub fn from_call(call: ToolUse, mut output: ToolOutput) -> Self {
-        let usage = output.usage.take().map(Box::new);
+        let usage = output.usage.take();
         Self {
             id: call.id,
             name: call.name,

@@ -30,9 +30,10 @@ pub struct ToolOutput {
     pub display: Option<String>,
     /// Model usage the call itself incurred (a subagent's model calls): the engine moves it to
     /// the call's [`ToolCallResult::usage`](crate::ToolCallResult::usage) and adds it to the
-    /// turn's usage. Never sent to the model.
+    /// turn's usage. Never sent to the model. Boxed: most calls have none, and every output
+    /// and call result would otherwise carry room for one.
     #[serde(skip)]
-    pub usage: Option<crate::Usage>,
+    pub usage: Option<Box<crate::Usage>>,
     /// Attributes for the call's trace span that only the tool knows: the skill a `Skill`
     /// call loaded (`gen_ai.skill.name`), the exit code of a command it ran
     /// (`process.exit.code`). Tracers add them to the `execute_tool` span; never sent to the
@@ -83,7 +84,7 @@ impl ToolOutput {
     /// ```
     #[must_use]
     pub fn with_usage(mut self, usage: crate::Usage) -> Self {
-        self.usage = Some(usage);
+        self.usage = Some(Box::new(usage));
         self
     }
 
