@@ -252,6 +252,12 @@ fn encode_message<'m, E>(
             emit(WireMessage::Plain { role: role_name(&message.role, dialect), content: Cow::Owned(text) })
         }
         role => {
+            // The usual user message, one text block, is sent as a string without building
+            // a list of parts first.
+            if let [Content::Text(t)] = &message.content[..] {
+                let content = UserContent::Text(Cow::Borrowed(&t.text));
+                return emit(WireMessage::Parts { role: role.as_str(), content });
+            }
             let mut parts = Vec::new();
             let mut lifted = Vec::new();
             for block in &message.content {
@@ -346,7 +352,9 @@ fn encode_part(block: &Content) -> Option<Part<'_>> {
 struct Assistant<'m> {
     content: AssistantContent<'m>,
     refusal: String,
-    calls: Vec<Call<'m>>,
+    /// The message's blocks, whose tool calls are written where they are (`None`: it has
+    /// none).
+    calls: Option<&'m [Content]>,
     /// The dialect's reasoning replay field and the thinking text.
     reasoning: Option<(&'static str, String)>,
     /// Reasoning details sent back unmodified.
@@ -357,6 +365,22 @@ enum AssistantContent<'m> {
     Null,
     Text(Cow<'m, str>),
     Chunks(Vec<Value>),
+}
+
+/// The tool calls among an assistant message's blocks, as `tool_calls`.
+struct Calls<'m>(&'m [Content]);
+
+impl Serialize for Calls<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().filter_map(|block| match block {
+            Content::ToolUse(call) => Some(Call {
+                id: &call.id,
+                kind: "function",
+                function: CallFunction { name: &call.name, arguments: arguments(call) },
+            }),
+            _ => None,
+        }))
+    }
 }
 
 #[derive(Serialize)]
@@ -385,8 +409,8 @@ impl Serialize for Assistant<'_> {
         if !self.refusal.is_empty() {
             m.serialize_entry("refusal", &self.refusal)?;
         }
-        if !self.calls.is_empty() {
-            m.serialize_entry("tool_calls", &self.calls)?;
+        if let Some(blocks) = self.calls {
+            m.serialize_entry("tool_calls", &Calls(blocks))?;
         }
         if let Some((field, text)) = &self.reasoning {
             m.serialize_entry(field, text)?;
@@ -413,7 +437,7 @@ fn encode_assistant<'m>(message: &'m Message, dialect: &Dialect) -> Option<Assis
     let mut text: Cow<'m, str> = Cow::Borrowed("");
     let mut refusal = String::new();
     let mut reasoning = String::new();
-    let mut calls = Vec::new();
+    let mut has_calls = false;
     // Typed chunks (thinking, text) in block order, for `Dialect::thinking_chunks`.
     let mut chunks = Vec::new();
     let mut thought = false;
@@ -444,25 +468,22 @@ fn encode_assistant<'m>(message: &'m Message, dialect: &Dialect) -> Option<Assis
                     thought = true;
                 }
             }
-            Content::ToolUse(call) => calls.push(Call {
-                id: &call.id,
-                kind: "function",
-                function: CallFunction { name: &call.name, arguments: arguments(call) },
-            }),
+            Content::ToolUse(_) => has_calls = true,
             _ => {}
         }
     }
-    if text.is_empty() && refusal.is_empty() && calls.is_empty() {
+    if text.is_empty() && refusal.is_empty() && !has_calls {
         return None;
     }
     let content = if dialect.thinking_chunks && thought {
         AssistantContent::Chunks(chunks)
-    } else if text.is_empty() && !calls.is_empty() {
+    } else if text.is_empty() && has_calls {
         AssistantContent::Null
     } else {
         AssistantContent::Text(text)
     };
     let reasoning = dialect.replay_reasoning_field.filter(|_| !reasoning.is_empty()).map(|f| (f, reasoning));
+    let calls = has_calls.then_some(&message.content[..]);
     Some(Assistant { content, refusal, calls, reasoning, details })
 }
 
