@@ -1,10 +1,11 @@
-//! Properties of the readers: no input makes them panic, quoted values round-trip, and
+//! Properties of the readers: no input makes them panic, quoted values round-trip (or, when
+//! only whitespace, are reported missing), and
 //! expansion never reads an argument's text as a placeholder.
 #![allow(clippy::unwrap_used)]
 
 use std::path::Path;
 
-use dive_skill::{Arguments, Kind, Skill, expand_arguments};
+use dive_skill::{Arguments, Kind, Problem, Skill, expand_arguments};
 use proptest::prelude::*;
 
 /// Text skewed towards what frontmatter is made of, with some Unicode whitespace in it.
@@ -49,8 +50,15 @@ proptest! {
         let escaped = description.replace('\\', "\\\\").replace('"', "\\\"");
         let text = format!("---\nname: x\ndescription: \"{escaped}\"\n---\nbody\n");
         let (skill, diagnostics) = Skill::parse(&text, Path::new("x/SKILL.md"), "x", Kind::Skill);
-        prop_assert!(diagnostics.is_empty(), "{:?}", diagnostics);
-        prop_assert_eq!(skill.unwrap().description, description);
+        if description.trim().is_empty() {
+            // Only whitespace (a space, U+0085, U+3000…) is no description at all.
+            prop_assert!(skill.is_none());
+            prop_assert_eq!(diagnostics.len(), 1);
+            prop_assert_eq!(&diagnostics[0].problem, &Problem::MissingDescription);
+        } else {
+            prop_assert!(diagnostics.is_empty(), "{:?}", diagnostics);
+            prop_assert_eq!(skill.unwrap().description, description);
+        }
     }
 
     #[test]
