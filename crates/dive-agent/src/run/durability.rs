@@ -45,7 +45,7 @@ impl Run {
             && let Some(start) = working.len().checked_sub(n)
             && working[start..] == self.output[..]
         {
-            return working.split_off(start);
+            return super::messages::take_from(working, start);
         }
         self.output.clone()
     }

@@ -76,12 +76,7 @@ impl Run {
         let id = std::mem::take(&mut self.response_id);
         let mut response = Box::new(self.response_skeleton(id));
         response.items = self.emitter.take_items();
-        // A turn that resumed no earlier output hands over the whole list; `split_off(0)` would
-        // allocate a new one of the same capacity to leave behind.
-        response.output_messages = match self.output_start.min(self.output.len()) {
-            0 => std::mem::take(&mut self.output),
-            start => self.output.split_off(start),
-        };
+        response.output_messages = super::messages::take_from(&mut self.output, self.output_start);
         response.usage = std::mem::take(&mut self.usage);
         response.finished_at = self.agent.inner.seams.now();
         response.status = turn.status;

@@ -80,6 +80,16 @@ pub(crate) fn answer_open_calls(messages: &[Message], records: &[ToolCallRecord]
     answered
 }
 
+/// The messages of `list` from `start` on (none when it is shorter), moved out. From the start,
+/// the whole list is handed over: `Vec::split_off(0)` would allocate an empty list of the same
+/// capacity to leave behind.
+pub(crate) fn take_from(list: &mut Vec<Message>, start: usize) -> Vec<Message> {
+    match start.min(list.len()) {
+        0 => std::mem::take(list),
+        start => list.split_off(start),
+    }
+}
+
 /// Reminders as content blocks.
 pub(crate) fn reminder_blocks(reminders: impl IntoIterator<Item = Reminder>) -> Vec<Content> {
     reminders.into_iter().map(Content::Reminder).collect()
