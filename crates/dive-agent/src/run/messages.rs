@@ -151,6 +151,25 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn take_from_moves_the_tail_out_and_the_whole_list_from_its_start() {
+        let list = || vec![Message::user("a"), Message::assistant("b"), Message::user("c")];
+        let texts = |m: &[Message]| m.iter().map(Message::text).collect::<Vec<_>>();
+
+        let mut whole = list();
+        let taken = take_from(&mut whole, 0);
+        assert_eq!(texts(&taken), ["a", "b", "c"]);
+        assert_eq!(whole.capacity(), 0, "nothing is allocated to leave behind");
+
+        let mut split = list();
+        assert_eq!(texts(&take_from(&mut split, 1)), ["b", "c"]);
+        assert_eq!(texts(&split), ["a"]);
+
+        let mut short = list();
+        assert!(take_from(&mut short, 9).is_empty());
+        assert_eq!(short.len(), 3);
+    }
+
+    #[test]
     fn blocks_join_a_trailing_user_message() {
         let mut messages = vec![Message::user("a")];
         append_user_blocks(&mut messages, vec![Content::text("b")]);
